@@ -1,0 +1,79 @@
+//! The two batched functor traits that cross the plugin boundary.
+//!
+//! Both are called with slices of work (typically 256-1024 contacts) from the solver's
+//! worker threads; an implementation must be pure: read its inputs, write its outputs and
+//! the state slice it is given, and nothing else (no threads, no global state). Plugin
+//! authors do not implement these traits directly: they write the per-contact traits of
+//! [`crate::sdk`] and the export macro implements these.
+
+use crate::geom::RawGeom;
+use crate::law::{LawInput, LawOutput, LawPair};
+use crate::shape::BodyView;
+use abi_stable::sabi_trait;
+use abi_stable::std_types::{RBox, RResult, RSlice, RSliceMut, RString};
+use abi_stable::StableAbi;
+
+/// One pair of bodies handed to a geometry functor.
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug)]
+pub struct GeomInput<'a> {
+    /// Body 1 (its shape is the functor's first declared shape kind).
+    pub b1: BodyView<'a>,
+    /// Body 2 (its shape is the functor's second declared shape kind).
+    pub b2: BodyView<'a>,
+    /// Report `touching = 1` when the gap is below this distance, m (the contact law's
+    /// interaction distance plus the solver's hysteresis band; 0 for touching contacts).
+    pub distance: f64,
+}
+
+/// Why a batched call failed.
+#[repr(C)]
+#[derive(StableAbi, Clone, Debug)]
+pub struct CallError {
+    /// Index in the batch of the item being processed when the failure happened
+    /// (`u64::MAX` if the failure is not tied to an item).
+    pub index: u64,
+    /// Human-readable description (for a panic, the panic message).
+    pub message: RString,
+}
+
+/// A geometry functor ("Cg2"): computes [`RawGeom`] for a batch of body pairs.
+#[sabi_trait]
+pub trait Cg2Functor: Send + Sync {
+    /// Writes one [`RawGeom`] per input into `out` (same length as `pairs`).
+    fn geom_batch(
+        &self,
+        pairs: RSlice<'_, GeomInput<'_>>,
+        out: RSliceMut<'_, RawGeom>,
+    ) -> RResult<(), CallError>;
+}
+
+/// A contact law: computes forces from [`crate::L6Geom`] for a batch of contacts.
+#[sabi_trait]
+pub trait ContactLaw: Send + Sync {
+    /// Number of `f64` state slots this law keeps per contact (zero-initialised at onset).
+    fn state_len(&self) -> u32;
+
+    /// Gap below which the law wants a contact to exist, m (0 for laws acting on overlap
+    /// only; positive for laws that act before touching).
+    fn interaction_distance(&self) -> f64;
+
+    /// Largest contact stiffness this law can show for the pair, N/m; the solver uses it
+    /// for the critical time step `sqrt(m / k)`.
+    fn stiffness(&self, pair: &LawPair) -> f64;
+
+    /// Computes one output per input. `state` holds `state_len()` slots per contact,
+    /// contiguous and in input order; the law reads and updates them.
+    #[sabi(last_prefix_field)]
+    fn law_batch(
+        &self,
+        inputs: RSlice<'_, LawInput>,
+        state: RSliceMut<'_, f64>,
+        out: RSliceMut<'_, LawOutput>,
+    ) -> RResult<(), CallError>;
+}
+
+/// A geometry functor instance owned by the solver.
+pub type Cg2Box = Cg2Functor_TO<'static, RBox<()>>;
+/// A contact law instance owned by the solver.
+pub type LawBox = ContactLaw_TO<'static, RBox<()>>;

@@ -1,0 +1,41 @@
+//! # dem-api: the stable ABI between the dem solver and its plugins
+//!
+//! Everything a geometry-functor or contact-law plugin links against. Types that cross the
+//! boundary are `#[repr(C)]` and checked by abi_stable when a plugin is loaded: a plugin
+//! built against an incompatible version of this crate is refused, not run.
+//!
+//! - [`math`]: `Vec3`, `Quat`, `Mat3` with zero-copy nalgebra views;
+//! - [`shape`]: the shape views a geometry functor reads;
+//! - [`geom`]: `RawGeom` (what a geometry functor returns) and `L6Geom` (what a law reads),
+//!   with the sign conventions every plugin follows;
+//! - [`law`]: law input and output records;
+//! - [`functor`]: the batched ABI traits; [`root`]: the root module; [`log`]: log bridge;
+//! - [`sdk`]: what a plugin author uses: per-contact traits and [`export_plugin!`].
+//!
+//! Units are SI throughout (m, s, kg, N, J, rad).
+
+// `#[sabi_trait]` expands to impls that newer rustc flags as non-local definitions.
+#![allow(non_local_definitions)]
+#![warn(missing_docs)]
+
+pub mod functor;
+pub mod geom;
+pub mod law;
+pub mod log;
+pub mod math;
+pub mod root;
+pub mod sdk;
+pub mod shape;
+
+pub use functor::{CallError, Cg2Box, Cg2Functor, ContactLaw, GeomInput, LawBox};
+pub use geom::{L6Geom, RawGeom};
+pub use law::{LawInput, LawOutput, LawPair, Material, Onset};
+pub use log::{HostLogger, LogLevel};
+pub use math::{Mat3, Quat, Vec3};
+pub use root::{FunctorInfo, FunctorRole, ParamDoc, PluginRoot, PluginRootRef, API_VERSION};
+pub use shape::{BodyView, ShapeKind, ShapeView, SphereShape, WallShape};
+
+/// Re-exported so plugins and the solver use the same versions.
+pub use abi_stable;
+pub use nalgebra;
+pub use tracing;

@@ -1,0 +1,160 @@
+//! The plugin SDK: write a functor as plain per-contact Rust, export it with one macro.
+//!
+//! A geometry functor implements [`Geometry`], a contact law implements [`Law`]; then
+//!
+//! ```ignore
+//! dem_api::export_plugin! { geometry: [MyCg2], laws: [MyLaw] }
+//! ```
+//!
+//! in the cdylib's `lib.rs` exports the root module. The SDK turns the per-contact methods
+//! into the batched ABI calls, catches panics (a panic becomes an error naming the item,
+//! never a process abort), parses the scene's RON `params` text into `Params`, and forwards
+//! `tracing` events to the host.
+//!
+//! `Params` should carry `#[serde(default, deny_unknown_fields)]`, so that omitted fields
+//! take their default and a misspelled field is an error with line and column.
+
+mod adapters;
+mod logging;
+mod params;
+
+pub use adapters::{geometry_info, law_info, new_geometry, new_law};
+pub use logging::install_forwarder;
+pub use params::parse_params;
+
+use crate::geom::RawGeom;
+use crate::law::{LawInput, LawOutput, LawPair};
+use crate::shape::{BodyView, ShapeKind};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// Documentation of one parameter, for the catalogue `dem plugins` prints.
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    /// Field name in `Params`.
+    pub name: &'static str,
+    /// SI unit, `"-"` for dimensionless, `"flag"` for booleans.
+    pub unit: &'static str,
+    /// Meaning.
+    pub doc: &'static str,
+}
+
+/// A per-pair geometry functor ("Cg2"). Pure: no interior mutability, no global state.
+pub trait Geometry: Send + Sync + Sized + 'static {
+    /// Parameters, deserialized from the scene's RON text.
+    type Params: Serialize + DeserializeOwned + Default;
+    /// Unique functor name, e.g. `Cg2_Sphere_Sphere_L6Geom`.
+    const NAME: &'static str;
+    /// Shape kinds of body 1 and body 2.
+    const SHAPES: [ShapeKind; 2];
+    /// One-paragraph description.
+    const DESCRIPTION: &'static str;
+    /// One entry per field of `Params`.
+    const PARAMS: &'static [Param];
+
+    /// Builds the functor; an `Err` is reported to the user with the functor's name.
+    fn new(params: Self::Params) -> Result<Self, String>;
+
+    /// Geometry of one pair at the current time, or `None` when the gap is not below
+    /// `distance` (m). `b1` has shape `SHAPES[0]`, `b2` has `SHAPES[1]`.
+    fn geom(&self, b1: &BodyView<'_>, b2: &BodyView<'_>, distance: f64) -> Option<RawGeom>;
+}
+
+/// A per-contact law. Pure: all memory between steps lives in the `state` slots.
+pub trait Law: Send + Sync + Sized + 'static {
+    /// Parameters, deserialized from the scene's RON text.
+    type Params: Serialize + DeserializeOwned + Default;
+    /// Unique functor name, e.g. `Law2_L6Geom_LinearElPl`.
+    const NAME: &'static str;
+    /// One-paragraph description.
+    const DESCRIPTION: &'static str;
+    /// One entry per field of `Params`.
+    const PARAMS: &'static [Param];
+    /// Number of `f64` state slots per contact (zero at contact onset).
+    const STATE_LEN: usize;
+
+    /// Builds the law; an `Err` is reported to the user with the law's name.
+    fn new(params: Self::Params) -> Result<Self, String>;
+
+    /// Gap below which a contact should exist, m (default 0: overlap only).
+    fn interaction_distance(&self) -> f64 {
+        0.0
+    }
+
+    /// Largest stiffness of a contact of this pair, N/m (for the critical time step).
+    fn stiffness(&self, pair: &LawPair) -> f64;
+
+    /// Force, torque and energy of one contact; `state` has `STATE_LEN` slots.
+    fn law(&self, input: &LawInput, state: &mut [f64]) -> LawOutput;
+}
+
+/// Exports a plugin's root module: `export_plugin! { geometry: [A, B], laws: [C] }`.
+/// Either list may be empty. The plugin crate must list `abi_stable` among its
+/// dependencies (abi_stable's export attribute refers to it by absolute path).
+#[macro_export]
+macro_rules! export_plugin {
+    (geometry: [$($g:ty),* $(,)?], laws: [$($l:ty),* $(,)?] $(,)?) => {
+        #[::abi_stable::export_root_module]
+        pub fn dem_plugin_root() -> $crate::PluginRootRef {
+            use ::abi_stable::prefix_type::PrefixTypeTrait;
+            $crate::PluginRoot {
+                name: __dem_plugin_name,
+                version: __dem_plugin_version,
+                functors: __dem_plugin_functors,
+                set_logger: __dem_plugin_set_logger,
+                new_geometry: __dem_plugin_new_geometry,
+                new_law: __dem_plugin_new_law,
+            }
+            .leak_into_prefix()
+        }
+
+        extern "C" fn __dem_plugin_name() -> ::abi_stable::std_types::RStr<'static> {
+            env!("CARGO_PKG_NAME").into()
+        }
+
+        extern "C" fn __dem_plugin_version() -> ::abi_stable::std_types::RStr<'static> {
+            env!("CARGO_PKG_VERSION").into()
+        }
+
+        extern "C" fn __dem_plugin_functors(
+        ) -> ::abi_stable::std_types::RVec<$crate::FunctorInfo> {
+            #[allow(unused_mut)]
+            let mut all = ::abi_stable::std_types::RVec::new();
+            $( all.push($crate::sdk::geometry_info::<$g>()); )*
+            $( all.push($crate::sdk::law_info::<$l>()); )*
+            all
+        }
+
+        extern "C" fn __dem_plugin_set_logger(logger: $crate::HostLogger) {
+            $crate::sdk::install_forwarder(logger);
+        }
+
+        extern "C" fn __dem_plugin_new_geometry(
+            name: ::abi_stable::std_types::RStr<'_>,
+            params: ::abi_stable::std_types::RStr<'_>,
+        ) -> ::abi_stable::std_types::RResult<$crate::Cg2Box, ::abi_stable::std_types::RString> {
+            $(
+                if name.as_str() == <$g as $crate::sdk::Geometry>::NAME {
+                    return $crate::sdk::new_geometry::<$g>(params.as_str());
+                }
+            )*
+            ::abi_stable::std_types::RErr(
+                format!("this plugin has no geometry functor named `{}`", name).into(),
+            )
+        }
+
+        extern "C" fn __dem_plugin_new_law(
+            name: ::abi_stable::std_types::RStr<'_>,
+            params: ::abi_stable::std_types::RStr<'_>,
+        ) -> ::abi_stable::std_types::RResult<$crate::LawBox, ::abi_stable::std_types::RString> {
+            $(
+                if name.as_str() == <$l as $crate::sdk::Law>::NAME {
+                    return $crate::sdk::new_law::<$l>(params.as_str());
+                }
+            )*
+            ::abi_stable::std_types::RErr(
+                format!("this plugin has no contact law named `{}`", name).into(),
+            )
+        }
+    };
+}

@@ -1,0 +1,122 @@
+//! Shape views: what a geometry functor reads about the two bodies it is given.
+//!
+//! A [`ShapeView`] is a tag plus a pointer to a `#[repr(C)]` record whose type the tag
+//! names. The layout of `ShapeView` never changes; a new shape kind adds a tag constant
+//! and a record type (an append-only change: plugins built before it keep loading and are
+//! never handed a kind they did not declare). Read a view through its typed accessors
+//! ([`ShapeView::sphere`], [`ShapeView::wall`]), which check the tag.
+
+use crate::math::{Quat, Vec3};
+use abi_stable::StableAbi;
+use core::marker::PhantomData;
+
+/// Identifies a kind of shape. Geometry functors declare the pair of kinds they serve by
+/// name ([`ShapeKind::name`]); the solver dispatches on these names.
+#[repr(transparent)]
+#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ShapeKind(pub u32);
+
+impl ShapeKind {
+    /// A sphere; record [`SphereShape`].
+    pub const SPHERE: ShapeKind = ShapeKind(1);
+    /// An infinite plane; record [`WallShape`].
+    pub const WALL: ShapeKind = ShapeKind(2);
+    /// Reserved for triangular facets (mesh walls).
+    pub const FACET: ShapeKind = ShapeKind(3);
+    /// Reserved for convex polyhedra.
+    pub const POLYHEDRON: ShapeKind = ShapeKind(4);
+
+    /// The name used in scenes and in functor declarations (`"Sphere"`, `"Wall"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ShapeKind::SPHERE => "Sphere",
+            ShapeKind::WALL => "Wall",
+            ShapeKind::FACET => "Facet",
+            ShapeKind::POLYHEDRON => "Polyhedron",
+            _ => "Unknown",
+        }
+    }
+}
+
+/// Sphere of a given radius centred on the body's position.
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug, PartialEq)]
+pub struct SphereShape {
+    /// Radius, m.
+    pub radius: f64,
+}
+
+/// An infinite plane through the body's position.
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug, PartialEq)]
+pub struct WallShape {
+    /// Unit normal of the plane in the body frame (rotate by the body orientation to get
+    /// the global normal), dimensionless.
+    pub normal: Vec3,
+    /// Which side touches: `+1` only bodies on the side the normal points to, `-1` only the
+    /// other side, `0` both sides (the normal is flipped towards the other body).
+    pub sense: i32,
+}
+
+/// A tagged, borrowed view of a shape record.
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug)]
+pub struct ShapeView<'a> {
+    kind: ShapeKind,
+    record: *const core::ffi::c_void,
+    _borrow: PhantomData<&'a ()>,
+}
+
+// SAFETY: a view only reads an immutable record that outlives it.
+unsafe impl Send for ShapeView<'_> {}
+unsafe impl Sync for ShapeView<'_> {}
+
+impl<'a> ShapeView<'a> {
+    /// A view of a sphere.
+    pub fn of_sphere(s: &'a SphereShape) -> Self {
+        Self::new(ShapeKind::SPHERE, s)
+    }
+
+    /// A view of a wall.
+    pub fn of_wall(w: &'a WallShape) -> Self {
+        Self::new(ShapeKind::WALL, w)
+    }
+
+    fn new<T>(kind: ShapeKind, r: &'a T) -> Self {
+        ShapeView { kind, record: r as *const T as *const _, _borrow: PhantomData }
+    }
+
+    /// The kind of shape viewed.
+    pub fn kind(&self) -> ShapeKind {
+        self.kind
+    }
+
+    /// The sphere record, if this is a sphere.
+    pub fn sphere(&self) -> Option<&'a SphereShape> {
+        // SAFETY: the tag was set together with the pointer by a typed constructor.
+        (self.kind == ShapeKind::SPHERE).then(|| unsafe { &*(self.record as *const SphereShape) })
+    }
+
+    /// The wall record, if this is a wall.
+    pub fn wall(&self) -> Option<&'a WallShape> {
+        // SAFETY: as above.
+        (self.kind == ShapeKind::WALL).then(|| unsafe { &*(self.record as *const WallShape) })
+    }
+}
+
+/// One body as a geometry functor sees it: pose, velocities at the previous mid-step and
+/// shape. All vectors are in the global frame.
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug)]
+pub struct BodyView<'a> {
+    /// Position of the body's reference point (sphere centre; a point on a wall's plane), m.
+    pub pos: Vec3,
+    /// Orientation, body frame to global frame, unit quaternion.
+    pub ori: Quat,
+    /// Translational velocity at t - dt/2, m/s.
+    pub vel: Vec3,
+    /// Angular velocity at t - dt/2, rad/s.
+    pub angvel: Vec3,
+    /// The body's shape.
+    pub shape: ShapeView<'a>,
+}

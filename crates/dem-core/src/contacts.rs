@@ -1,0 +1,348 @@
+//! The contact container and lifecycle.
+//!
+//! Every candidate pair of the broad phase has a slot, kept sorted by
+//! `(functor, law, a, b)` with `a < b` the particle ids; a slot is a contact while
+//! `active`. Contact state (L6Geom, onset data, law state) lives in the slot and is carried
+//! to the new slot list when the broad phase rebuilds, by key.
+//!
+//! Lifecycle with hysteresis (reference 001): a contact is created when the functor
+//! reports a gap below the law's interaction distance `D`, and kept while the gap stays
+//! below `D + contact_eps`. At creation the pre-impact normal velocity is stored and a
+//! `begin` event is logged (target `dem::contact`, level debug); removal logs `end`.
+//!
+//! Each step, slots are processed in chunks in parallel (geometry, lifecycle, L6Geom, law,
+//! all pure per slot); forces are then gathered sequentially in slot order, so that the
+//! sums, and thus trajectories, do not depend on the number of threads.
+
+use crate::dispatch::Dispatch;
+use crate::error::DemError;
+use crate::l6geom::{BodyKin, L6Options, L6State};
+use crate::particles::Particles;
+use abi_stable::std_types::RResult;
+use dem_api::{BodyView, GeomInput, LawInput, LawOutput, LawPair, Material, Onset, Quat, RawGeom};
+use nalgebra::Vector3;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Slots per parallel chunk (and per batched plugin call).
+const CHUNK: usize = 512;
+
+/// One candidate pair and, while `active`, its contact.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    /// Smaller particle id.
+    pub a: u32,
+    /// Larger particle id.
+    pub b: u32,
+    /// Geometry functor index.
+    pub geom: u16,
+    /// Law index.
+    pub law: u16,
+    /// True when the functor's body 1 is `b`.
+    pub swap: bool,
+    /// Is this pair in contact?
+    pub active: bool,
+    /// Was the contact created this step?
+    pub new: bool,
+    /// Tracked geometry.
+    pub l6: L6State,
+    /// Data stored at onset.
+    pub onset: Onset,
+    /// The law's last output (local frame).
+    pub out: LawOutput,
+    /// Force on body 2 (global), N.
+    pub force: Vector3<f64>,
+    /// Torques on body 1 and body 2 (global), N m.
+    pub torque: [Vector3<f64>; 2],
+}
+
+impl Slot {
+    /// Particle ids as the functor sees them: (body 1, body 2).
+    pub fn bodies(&self) -> (usize, usize) {
+        if self.swap {
+            (self.b as usize, self.a as usize)
+        } else {
+            (self.a as usize, self.b as usize)
+        }
+    }
+
+    fn key(&self) -> (u16, u16, u32, u32) {
+        (self.geom, self.law, self.a, self.b)
+    }
+}
+
+/// Everything needed to process the slots of one step.
+pub struct StepContext<'a> {
+    /// The particles (read only).
+    pub particles: &'a Particles,
+    /// Materials by index.
+    pub materials: &'a [Material],
+    /// Dispatch tables and functor instances.
+    pub dispatch: &'a Dispatch,
+    /// Time step, s.
+    pub dt: f64,
+    /// Time t, s.
+    pub time: f64,
+    /// Step number.
+    pub step: u64,
+    /// Hysteresis band, m.
+    pub eps: f64,
+    /// L6Geom options.
+    pub l6: L6Options,
+}
+
+/// All slots, with law state stored `stride` values per slot.
+#[derive(Default)]
+pub struct Contacts {
+    /// The slots, sorted by key.
+    pub slots: Vec<Slot>,
+    state: Vec<f64>,
+    stride: usize,
+    groups: Vec<Range<usize>>,
+}
+
+/// Events and energy of one step's contacts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ContactTotals {
+    /// Contacts alive after the step.
+    pub active: usize,
+    /// Elastic energy stored, J.
+    pub elastic: f64,
+    /// Friction dissipation this step, J.
+    pub friction: f64,
+    /// Viscous dissipation this step, J.
+    pub damping: f64,
+}
+
+fn kin(p: &Particles, i: usize) -> BodyKin {
+    BodyKin { pos: p.pos[i], vel: p.vel[i], angvel: p.angvel[i] }
+}
+
+fn view(p: &Particles, i: usize) -> BodyView<'_> {
+    BodyView {
+        pos: p.pos[i].into(),
+        ori: Quat::from(p.ori[i]),
+        vel: p.vel[i].into(),
+        angvel: p.angvel[i].into(),
+        shape: p.shape[i].view(),
+    }
+}
+
+impl Contacts {
+    /// Number of live contacts.
+    pub fn active(&self) -> usize {
+        self.slots.iter().filter(|s| s.active).count()
+    }
+
+    /// The contact between particles `i` and `j`, if any.
+    pub fn find(&self, i: u32, j: u32) -> Option<&Slot> {
+        let (a, b) = (i.min(j), i.max(j));
+        self.slots.iter().find(|s| s.a == a && s.b == b && s.active)
+    }
+
+    /// Replaces the slots with the broad phase's new candidate pairs, carrying over every
+    /// live contact. Fails if a pair has no law or functor, or a live contact is lost.
+    pub fn rebuild(&mut self, pairs: &[(u32, u32)], p: &Particles, d: &Dispatch) -> Result<(), DemError> {
+        let stride = d.laws.iter().map(|l| l.state_len).max().unwrap_or(0);
+        let mut slots = Vec::with_capacity(pairs.len());
+        for &(a, b) in pairs {
+            let (ka, kb) = (p.shape[a as usize].kind(), p.shape[b as usize].kind());
+            let &(geom, swap) = d.shape_table.get(&(ka, kb)).ok_or_else(|| {
+                DemError::Scene(format!("no geometry functor for shapes {} + {}", ka.name(), kb.name()))
+            })?;
+            let (ma, mb) = (p.material[a as usize], p.material[b as usize]);
+            let &law = d.law_table.get(&(ma, mb)).ok_or_else(|| {
+                DemError::Scene(format!("no contact law for materials #{ma} and #{mb}"))
+            })?;
+            slots.push(Slot {
+                a,
+                b,
+                geom,
+                law,
+                swap,
+                active: false,
+                new: false,
+                l6: L6State::default(),
+                onset: Onset::default(),
+                out: LawOutput::default(),
+                force: Vector3::zeros(),
+                torque: [Vector3::zeros(); 2],
+            });
+        }
+        slots.sort_unstable_by_key(Slot::key);
+        let mut state = vec![0.0; slots.len() * stride];
+
+        // Carry live contacts over (both lists are sorted by key).
+        let mut j = 0;
+        for (i, old) in self.slots.iter().enumerate().filter(|(_, s)| s.active) {
+            while j < slots.len() && slots[j].key() < old.key() {
+                j += 1;
+            }
+            if j == slots.len() || slots[j].key() != old.key() {
+                return Err(DemError::Scene(format!(
+                    "internal: live contact {}-{} missing from the new candidate list (skin too small?)",
+                    old.a, old.b
+                )));
+            }
+            slots[j] = old.clone();
+            state[j * stride..(j + 1) * stride].copy_from_slice(&self.state[i * self.stride..(i + 1) * self.stride]);
+        }
+
+        let mut groups: Vec<Range<usize>> = Vec::new();
+        for (i, s) in slots.iter().enumerate() {
+            match groups.last_mut() {
+                Some(g) if (slots[g.start].geom, slots[g.start].law) == (s.geom, s.law) => g.end = i + 1,
+                _ => groups.push(i..i + 1),
+            }
+        }
+        *self = Contacts { slots, state, stride, groups };
+        Ok(())
+    }
+
+    /// Runs geometry, lifecycle, L6Geom and law on every slot.
+    pub fn process(&mut self, cx: &StepContext<'_>) -> Result<(), DemError> {
+        let stride = self.stride;
+        for g in self.groups.clone() {
+            let slots = &mut self.slots[g.clone()];
+            let state = &mut self.state[g.start * stride..g.end * stride];
+            let chunk_state = (CHUNK * stride).max(1);
+            let results: Vec<Result<(), DemError>> = if stride == 0 {
+                slots.par_chunks_mut(CHUNK).map(|c| process_chunk(cx, c, &mut [], 0)).collect()
+            } else {
+                slots
+                    .par_chunks_mut(CHUNK)
+                    .zip(state.par_chunks_mut(chunk_state))
+                    .map(|(c, st)| process_chunk(cx, c, st, stride))
+                    .collect()
+            };
+            results.into_iter().collect::<Result<Vec<()>, _>>()?;
+        }
+        Ok(())
+    }
+
+    /// Adds contact forces to the particles in slot order and returns the step's totals.
+    pub fn gather(&self, p: &mut Particles) -> ContactTotals {
+        let mut t = ContactTotals::default();
+        for s in self.slots.iter().filter(|s| s.active) {
+            let (b1, b2) = s.bodies();
+            p.force[b2] += s.force;
+            p.force[b1] -= s.force;
+            p.torque[b1] += s.torque[0];
+            p.torque[b2] += s.torque[1];
+            t.active += 1;
+            t.elastic += s.out.elastic;
+            t.friction += s.out.friction;
+            t.damping += s.out.damping;
+        }
+        t
+    }
+}
+
+fn call_error(cx: &StepContext<'_>, s: &Slot, plugin: &str, functor: &str, message: String) -> DemError {
+    DemError::PluginCall { step: cx.step, plugin: plugin.into(), functor: functor.into(), a: s.a, b: s.b, message }
+}
+
+fn process_chunk(cx: &StepContext<'_>, slots: &mut [Slot], state: &mut [f64], stride: usize) -> Result<(), DemError> {
+    let p = cx.particles;
+    let geom = &cx.dispatch.geoms[slots[0].geom as usize];
+    let law = &cx.dispatch.laws[slots[0].law as usize];
+
+    // 1. Geometry, batched.
+    let inputs: Vec<GeomInput<'_>> = slots
+        .iter()
+        .map(|s| {
+            let (b1, b2) = s.bodies();
+            let distance = law.distance + if s.active { cx.eps } else { 0.0 };
+            GeomInput { b1: view(p, b1), b2: view(p, b2), distance }
+        })
+        .collect();
+    let mut raw = vec![RawGeom::default(); slots.len()];
+    if let RResult::RErr(e) = geom.functor.geom_batch(inputs.as_slice().into(), raw.as_mut_slice().into()) {
+        let s = &slots[(e.index as usize).min(slots.len() - 1)];
+        return Err(call_error(cx, s, &geom.plugin, &geom.name, e.message.to_string()));
+    }
+
+    // 2. Lifecycle and L6Geom.
+    for (i, (s, g)) in slots.iter_mut().zip(&raw).enumerate() {
+        let (b1, b2) = s.bodies();
+        s.new = false;
+        if g.touching == 0 || !(g.gap.is_finite() && g.normal.is_finite() && g.point.is_finite()) {
+            if g.touching != 0 {
+                return Err(call_error(cx, s, &geom.plugin, &geom.name, format!("returned non-finite geometry {g:?}")));
+            }
+            if s.active {
+                tracing::debug!(target: "dem::contact", event = "end", a = s.a, b = s.b, t = cx.time, gap = g.gap);
+                s.active = false;
+                state[i * stride..(i + 1) * stride].fill(0.0);
+            }
+            continue;
+        }
+        let (k1, k2) = (kin(p, b1), kin(p, b2));
+        if s.active {
+            s.l6.update(g, &k1, &k2, cx.dt, &cx.l6);
+        } else {
+            s.l6 = L6State::create(g, &k1, &k2, &cx.l6);
+            s.onset = Onset { time: cx.time, normal_velocity: s.l6.u_dot.x };
+            s.active = true;
+            s.new = true;
+            tracing::debug!(
+                target: "dem::contact",
+                event = "begin", a = s.a, b = s.b, t = cx.time, gap = g.gap, normal_velocity = s.onset.normal_velocity
+            );
+        }
+    }
+
+    // 3. Law, batched over the live contacts.
+    let live: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].active).collect();
+    if live.is_empty() {
+        return Ok(());
+    }
+    let n = law.state_len;
+    let law_inputs: Vec<LawInput> = live
+        .iter()
+        .map(|&i| {
+            let s = &slots[i];
+            let (b1, b2) = s.bodies();
+            LawInput {
+                geom: s.l6.to_api(),
+                pair: LawPair {
+                    radius: s.l6.lens,
+                    mass: [p.law_mass(b1), p.law_mass(b2)],
+                    material: [cx.materials[p.material[b1] as usize], cx.materials[p.material[b2] as usize]],
+                },
+                onset: s.onset,
+                dt: cx.dt,
+                is_new: s.new as u32,
+            }
+        })
+        .collect();
+    let mut law_state: Vec<f64> = Vec::with_capacity(live.len() * n);
+    for &i in &live {
+        law_state.extend_from_slice(&state[i * stride..i * stride + n]);
+    }
+    let mut outs = vec![LawOutput::default(); live.len()];
+    if let RResult::RErr(e) = law.law.law_batch(law_inputs.as_slice().into(), law_state.as_mut_slice().into(), outs.as_mut_slice().into()) {
+        let s = &slots[live[(e.index as usize).min(live.len() - 1)]];
+        return Err(call_error(cx, s, &law.plugin, &law.name, e.message.to_string()));
+    }
+
+    // 4. Local to global.
+    for (k, &i) in live.iter().enumerate() {
+        let s = &mut slots[i];
+        let o = outs[k];
+        let finite = o.force.is_finite() && o.torque.is_finite() && [o.elastic, o.friction, o.damping].iter().all(|x| x.is_finite());
+        if !finite {
+            return Err(call_error(cx, s, &law.plugin, &law.name, format!("returned a non-finite result {o:?}")));
+        }
+        state[i * stride..i * stride + n].copy_from_slice(&law_state[k * n..(k + 1) * n]);
+        let tt = s.l6.frame.transpose();
+        let f = tt * o.force.na();
+        let extra = tt * o.torque.na();
+        let (b1, b2) = s.bodies();
+        let c = s.l6.point;
+        s.force = f;
+        s.torque = [(c - p.pos[b1]).cross(&(-f)) - extra, (c - p.pos[b2]).cross(&f) + extra];
+        s.out = o;
+    }
+    Ok(())
+}

@@ -1,0 +1,163 @@
+//! Dispatch: which geometry functor serves a pair of shape kinds (with a swap flag when the
+//! pair comes in the other order), and which law serves a pair of materials.
+
+use crate::error::DemError;
+use crate::plugins::PluginSet;
+use crate::scene::Scene;
+use dem_api::{Cg2Box, FunctorRole, LawBox, ShapeKind};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A geometry functor in use.
+pub struct GeomEntry {
+    /// Functor name.
+    pub name: String,
+    /// Plugin name.
+    pub plugin: String,
+    /// The instance.
+    pub functor: Cg2Box,
+}
+
+/// A law in use (one per law choice of the scene).
+pub struct LawEntry {
+    /// Law name.
+    pub name: String,
+    /// Plugin name.
+    pub plugin: String,
+    /// The instance.
+    pub law: LawBox,
+    /// State slots per contact.
+    pub state_len: usize,
+    /// Interaction distance, m.
+    pub distance: f64,
+}
+
+/// The 2-D dispatch table over shape kinds and the law table over materials.
+pub struct Dispatch {
+    /// Geometry functors in use.
+    pub geoms: Vec<GeomEntry>,
+    /// `(kind a, kind b)` of a candidate pair (a the smaller id) to (functor, swap).
+    pub shape_table: BTreeMap<(ShapeKind, ShapeKind), (u16, bool)>,
+    /// Laws in use.
+    pub laws: Vec<LawEntry>,
+    /// `(material a, material b)` to law index (both orders present).
+    pub law_table: BTreeMap<(u32, u32), u16>,
+}
+
+fn kind_by_name(name: &str) -> Option<ShapeKind> {
+    (1..=4).map(ShapeKind).find(|k| k.name() == name)
+}
+
+fn params_text(p: &Option<Box<ron::value::RawValue>>) -> &str {
+    p.as_ref().map_or("", |r| r.get_ron())
+}
+
+/// Adds the scene file position of a params block to a plugin's error message.
+fn locate_params(scene: &Scene, p: &Option<Box<ron::value::RawValue>>, e: DemError) -> DemError {
+    match (p, e) {
+        (Some(raw), DemError::Scene(msg)) => match scene.locate(raw.get_ron()) {
+            Some((line, col)) => DemError::Scene(format!("{}:{line}:{col}: params of {msg}", scene.origin.display())),
+            None => DemError::Scene(format!("{}: {msg}", scene.origin.display())),
+        },
+        (_, e) => e,
+    }
+}
+
+impl Dispatch {
+    /// Builds the tables for the shape kinds and materials present in the scene.
+    pub fn build(
+        scene: &Scene,
+        plugins: &PluginSet,
+        kinds_present: &BTreeSet<(ShapeKind, ShapeKind)>,
+        materials: &BTreeMap<String, u32>,
+    ) -> Result<Dispatch, DemError> {
+        let mut geoms: Vec<GeomEntry> = Vec::new();
+        let mut shape_table = BTreeMap::new();
+        for &(ka, kb) in kinds_present {
+            let chosen = scene.geometry.iter().find(|c| {
+                let pair = (kind_by_name(&c.shapes.0), kind_by_name(&c.shapes.1));
+                pair == (Some(ka), Some(kb)) || pair == (Some(kb), Some(ka))
+            });
+            let offers: Vec<(String, String, bool)> = plugins
+                .functors(FunctorRole::Geometry)
+                .filter_map(|(p, f)| {
+                    let s = (kind_by_name(&f.shapes[0]), kind_by_name(&f.shapes[1]));
+                    if s == (Some(ka), Some(kb)) {
+                        Some((f.name.to_string(), p.name.clone(), false))
+                    } else if s == (Some(kb), Some(ka)) {
+                        Some((f.name.to_string(), p.name.clone(), true))
+                    } else {
+                        None
+                    }
+                })
+                .filter(|o| chosen.is_none_or(|c| c.functor == o.0))
+                .collect();
+            let pair = format!("{} + {}", ka.name(), kb.name());
+            let (name, plugin, swap) = match offers.as_slice() {
+                [one] => one.clone(),
+                [] => {
+                    let all: Vec<String> = plugins
+                        .functors(FunctorRole::Geometry)
+                        .map(|(p, f)| format!("{} [{} + {}] in {}", f.name, f.shapes[0], f.shapes[1], p.name))
+                        .collect();
+                    return Err(scene.error(format!(
+                        "no geometry functor for shapes {pair}{}; loaded geometry functors: {}",
+                        chosen.map_or(String::new(), |c| format!(" named `{}`", c.functor)),
+                        if all.is_empty() { "none".into() } else { all.join("; ") }
+                    )));
+                }
+                many => {
+                    return Err(scene.error(format!(
+                        "shapes {pair} are served by several functors ({}); choose one with \
+                         geometry: [(shapes: (\"{}\", \"{}\"), functor: \"...\")]",
+                        many.iter().map(|o| format!("{} in {}", o.0, o.1)).collect::<Vec<_>>().join(", "),
+                        ka.name(),
+                        kb.name()
+                    )))
+                }
+            };
+            let idx = match geoms.iter().position(|g| g.name == name) {
+                Some(i) => i,
+                None => {
+                    let params = chosen.and_then(|c| c.params.as_ref().map(|_| &c.params)).unwrap_or(&None);
+                    let functor = plugins.new_geometry(&name, params_text(params)).map_err(|e| locate_params(scene, params, e))?;
+                    geoms.push(GeomEntry { name, plugin, functor });
+                    geoms.len() - 1
+                }
+            };
+            shape_table.insert((ka, kb), (idx as u16, swap));
+        }
+
+        let mut laws = Vec::new();
+        let mut law_table = BTreeMap::new();
+        for (k, choice) in scene.laws.iter().enumerate() {
+            let ids = |name: &str| -> Result<Vec<u32>, DemError> {
+                if name == "*" {
+                    Ok(materials.values().copied().collect())
+                } else {
+                    materials.get(name).map(|&m| vec![m]).ok_or_else(|| {
+                        scene.error(format!("laws[{k}].materials: unknown material `{name}`"))
+                    })
+                }
+            };
+            let (a, b) = (ids(&choice.materials.0)?, ids(&choice.materials.1)?);
+            let law = plugins.new_law(&choice.law, params_text(&choice.params)).map_err(|e| locate_params(scene, &choice.params, e))?;
+            let plugin = plugins.find(FunctorRole::Law, &choice.law)?.name.clone();
+            let idx = laws.len() as u16;
+            for &ma in &a {
+                for &mb in &b {
+                    // The first matching choice wins, so specific entries go before wildcards.
+                    law_table.entry((ma, mb)).or_insert(idx);
+                    law_table.entry((mb, ma)).or_insert(idx);
+                }
+            }
+            laws.push(LawEntry {
+                name: choice.law.clone(),
+                plugin,
+                state_len: law.state_len() as usize,
+                distance: law.interaction_distance(),
+                law,
+            });
+        }
+        Ok(Dispatch { geoms, shape_table, laws, law_table })
+    }
+}

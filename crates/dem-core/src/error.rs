@@ -1,0 +1,66 @@
+//! Errors of the solver. Every message names where the problem is: the file, line and
+//! column of a scene; the plugin file; the particle and step of a non-finite state.
+
+use std::path::PathBuf;
+
+/// Anything that stops a scene from loading or a run from continuing.
+#[derive(Debug, thiserror::Error)]
+pub enum DemError {
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The scene text does not parse.
+    #[error("{path}:{line}:{col}: {message}")]
+    Parse {
+        /// The scene file.
+        path: PathBuf,
+        /// Line, 1-based.
+        line: usize,
+        /// Column, 1-based.
+        col: usize,
+        /// What is wrong (names the field).
+        message: String,
+    },
+    /// The scene parses but is inconsistent (unknown material, missing functor, ...).
+    #[error("{0}")]
+    Scene(String),
+    /// A plugin library could not be loaded.
+    #[error("plugin {path}: {reason}")]
+    Plugin {
+        /// The library file.
+        path: PathBuf,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A plugin failed during a step.
+    #[error("step {step}: {functor} (plugin {plugin}) failed on contact {a}-{b}: {message}")]
+    PluginCall {
+        /// Step number.
+        step: u64,
+        /// Plugin name.
+        plugin: String,
+        /// Functor name.
+        functor: String,
+        /// The two particle ids of the contact.
+        a: u32,
+        /// Second particle id.
+        b: u32,
+        /// What happened.
+        message: String,
+    },
+    /// A particle reached a non-finite position or velocity.
+    #[error("step {step}: non-finite state of particle {particle}: {what}")]
+    NonFinite {
+        /// Step number.
+        step: u64,
+        /// Particle id.
+        particle: usize,
+        /// Which quantity, with its value.
+        what: String,
+    },
+}

@@ -1,0 +1,196 @@
+//! The L6Geom incremental update (Woo's contact geometry, reference 002): one
+//! implementation for every geometry functor.
+//!
+//! A functor gives the current contact point `c`, normal `n` and gap directly; this module
+//! carries the local frame `T` along with the rigid motion of the pair and integrates the
+//! tangential displacement `u_t` and the relative rotation `phi` from mid-step velocities:
+//!
+//! 1. bending rotation `o_r = n_prev x n`; mid-step normal `n_mid = (n_prev + n)/2`,
+//!    renormalised; twist rotation `o_t = n_mid (n_mid . (w1 + w2)/2) dt`;
+//! 2. branch vectors `b1 = r1 n`, `b2 = -r2 n` (`no_ratch`) or `b_i = c - x_i`;
+//! 3. relative velocity `v_r = (v2 + w2 x b2) - (v1 + w1 x b1)`, normal part removed;
+//! 4. rows 1 and 2 of `T` rotated by `-(row x o_r) - (row x o_t)`, row 0 set to `n`,
+//!    `T` re-orthonormalised; mid-step frame `T_mid = slerp(T_prev, T, 1/2)`;
+//! 5. `u_dot = T_mid v_r`, with the normal rate replaced by `(gap - gap_prev)/dt`;
+//!    `u += u_dot dt` for the tangential part, `u_x = gap` (direct);
+//!    `phi_dot = T_mid (w2 - w1)`, `phi += phi_dot dt`.
+//!
+//! Laws see `u - u0` and `phi - phi0`: the shifted origins are set at onset (zero here).
+//!
+//! At onset (contact creation) the frame is built deterministically: local `x = n`, local
+//! `y = n x e_y` if `|n_y| < |n_z|`, else `n x e_z`, orthonormalised; `z = x x y`. The rates
+//! at onset are evaluated directly from the body velocities (not left at zero).
+
+use dem_api::{L6Geom, RawGeom};
+use nalgebra::{Matrix3, Rotation3, RowVector3, UnitQuaternion, Vector3};
+use serde::{Deserialize, Serialize};
+
+/// Accuracy switches (Woo's approximation flags) and the branch-vector choice.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct L6Options {
+    /// Use branch vectors `r_i n` instead of `c - x_i` (Yade's avoidGranularRatcheting).
+    pub no_ratch: bool,
+    /// Use the previous normal instead of the mid-step normal.
+    pub no_mid_normal: bool,
+    /// Skip renormalisation of the mid-step normal and of the frame.
+    pub no_renorm: bool,
+    /// Use the previous frame instead of the slerped mid-step frame.
+    pub no_mid_frame: bool,
+}
+
+impl Default for L6Options {
+    fn default() -> Self {
+        L6Options { no_ratch: true, no_mid_normal: false, no_renorm: false, no_mid_frame: false }
+    }
+}
+
+/// Kinematics of one body for the update: position at t, velocities at t - dt/2.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyKin {
+    /// Position, m.
+    pub pos: Vector3<f64>,
+    /// Velocity, m/s.
+    pub vel: Vector3<f64>,
+    /// Angular velocity, rad/s.
+    pub angvel: Vector3<f64>,
+}
+
+/// Per-contact tracked geometry.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct L6State {
+    /// Global-to-local rotation; row 0 is the normal.
+    pub frame: Matrix3<f64>,
+    /// Contact point, m.
+    pub point: Vector3<f64>,
+    /// Generalized displacement (x: gap; y, z: integrated), m.
+    pub u: Vector3<f64>,
+    /// Relative rotation, rad.
+    pub phi: Vector3<f64>,
+    /// Shifted origin of `u`, m.
+    pub u0: Vector3<f64>,
+    /// Shifted origin of `phi`, rad.
+    pub phi0: Vector3<f64>,
+    /// Rate of `u` at t - dt/2, m/s.
+    pub u_dot: Vector3<f64>,
+    /// Rate of `phi` at t - dt/2, rad/s.
+    pub phi_dot: Vector3<f64>,
+    /// Equivalent radii, m.
+    pub lens: [f64; 2],
+    /// Contact area, m^2.
+    pub area: f64,
+}
+
+fn branch(raw: &RawGeom, body: &BodyKin, radius: f64, sign: f64, n: &Vector3<f64>, opt: &L6Options) -> Vector3<f64> {
+    if opt.no_ratch && radius.is_finite() {
+        n * (sign * radius)
+    } else {
+        raw.point.na() - body.pos
+    }
+}
+
+fn relative_velocity(raw: &RawGeom, b1: &BodyKin, b2: &BodyKin, n: &Vector3<f64>, opt: &L6Options) -> Vector3<f64> {
+    let br1 = branch(raw, b1, raw.radius1, 1.0, n, opt);
+    let br2 = branch(raw, b2, raw.radius2, -1.0, n, opt);
+    (b2.vel + b2.angvel.cross(&br2)) - (b1.vel + b1.angvel.cross(&br1))
+}
+
+/// The deterministic initial frame for normal `n` (unit).
+pub fn initial_frame(n: &Vector3<f64>) -> Matrix3<f64> {
+    let helper = if n.y.abs() < n.z.abs() { Vector3::y() } else { Vector3::z() };
+    let mut y = n.cross(&helper);
+    y -= n * n.dot(&y);
+    let y = y.normalize();
+    let z = n.cross(&y);
+    Matrix3::from_rows(&[n.transpose(), y.transpose(), z.transpose()])
+}
+
+impl L6State {
+    /// State of a contact created now from the functor's geometry.
+    pub fn create(raw: &RawGeom, b1: &BodyKin, b2: &BodyKin, opt: &L6Options) -> L6State {
+        let n = *raw.normal.na();
+        let frame = initial_frame(&n);
+        let v_r = relative_velocity(raw, b1, b2, &n, opt);
+        L6State {
+            frame,
+            point: *raw.point.na(),
+            u: Vector3::new(raw.gap, 0.0, 0.0),
+            phi: Vector3::zeros(),
+            u0: Vector3::zeros(),
+            phi0: Vector3::zeros(),
+            u_dot: frame * v_r,
+            phi_dot: frame * (b2.angvel - b1.angvel),
+            lens: [raw.radius1, raw.radius2],
+            area: raw.area,
+        }
+    }
+
+    /// Advances an existing contact by one step of length `dt` to the functor's current
+    /// geometry `raw`.
+    pub fn update(&mut self, raw: &RawGeom, b1: &BodyKin, b2: &BodyKin, dt: f64, opt: &L6Options) {
+        let n_prev: Vector3<f64> = self.frame.row(0).transpose();
+        let n = *raw.normal.na();
+        let o_r = n_prev.cross(&n);
+        let mut n_mid = if opt.no_mid_normal { n_prev } else { 0.5 * (n_prev + n) };
+        if !opt.no_renorm {
+            n_mid.normalize_mut();
+        }
+        let o_t = n_mid * (n_mid.dot(&(0.5 * (b1.angvel + b2.angvel))) * dt);
+        let v_r = relative_velocity(raw, b1, b2, &n, opt);
+        let v_t = v_r - n_mid * n_mid.dot(&v_r);
+
+        let prev = self.frame;
+        let rot = |r: RowVector3<f64>| -> RowVector3<f64> {
+            let v = r.transpose();
+            (v - v.cross(&o_r) - v.cross(&o_t)).transpose()
+        };
+        let mut frame = Matrix3::from_rows(&[n.transpose(), rot(prev.row(1).into_owned()), rot(prev.row(2).into_owned())]);
+        if !opt.no_renorm {
+            frame = orthonormalize(&frame);
+        }
+        let mid = if opt.no_mid_frame { prev } else { slerp_half(&prev, &frame) };
+
+        let mut u_dot = mid * v_t;
+        u_dot.x = (raw.gap - self.u.x) / dt;
+        self.u.y += u_dot.y * dt;
+        self.u.z += u_dot.z * dt;
+        self.u.x = raw.gap;
+        self.phi_dot = mid * (b2.angvel - b1.angvel);
+        self.phi += self.phi_dot * dt;
+        self.u_dot = u_dot;
+        self.frame = frame;
+        self.point = *raw.point.na();
+        self.lens = [raw.radius1, raw.radius2];
+        self.area = raw.area;
+    }
+
+    /// The record a law reads.
+    pub fn to_api(&self) -> L6Geom {
+        L6Geom {
+            frame: self.frame.into(),
+            point: self.point.into(),
+            u: (self.u - self.u0).into(),
+            phi: (self.phi - self.phi0).into(),
+            u_dot: self.u_dot.into(),
+            phi_dot: self.phi_dot.into(),
+            lens: self.lens,
+            area: self.area,
+        }
+    }
+}
+
+/// Re-orthonormalises a frame keeping row 0 (the normal) exact.
+fn orthonormalize(m: &Matrix3<f64>) -> Matrix3<f64> {
+    let x: Vector3<f64> = m.row(0).transpose().normalize();
+    let mut y: Vector3<f64> = m.row(1).transpose();
+    y -= x * x.dot(&y);
+    let y = y.normalize();
+    let z = x.cross(&y);
+    Matrix3::from_rows(&[x.transpose(), y.transpose(), z.transpose()])
+}
+
+fn slerp_half(a: &Matrix3<f64>, b: &Matrix3<f64>) -> Matrix3<f64> {
+    let qa = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*a));
+    let qb = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*b));
+    qa.slerp(&qb, 0.5).to_rotation_matrix().into_inner()
+}

@@ -1,0 +1,23 @@
+//! # dem-core: the solver
+//!
+//! Particles ([`particles`]), the leap-frog [`integrator`], the single [`l6geom`] update,
+//! the [`broadphase`], the [`contacts`] container and lifecycle, [`dispatch`] tables,
+//! the [`energy`] ledger, [`plugins`] loading and [`scene`] files, tied together by
+//! [`simulation::Simulation`].
+
+pub mod broadphase;
+pub mod contacts;
+pub mod dispatch;
+pub mod energy;
+pub mod error;
+pub mod integrator;
+pub mod l6geom;
+pub mod particles;
+pub mod plugins;
+pub mod scene;
+pub mod simulation;
+
+pub use error::DemError;
+pub use plugins::PluginSet;
+pub use scene::Scene;
+pub use simulation::Simulation;

@@ -1,0 +1,158 @@
+//! Particles as structure of arrays. Walls are particles too: infinite mass, every degree
+//! of freedom blocked, moving only with the velocity they were given.
+
+use dem_api::{ShapeKind, ShapeView, SphereShape, WallShape};
+use nalgebra::{UnitQuaternion, Vector3};
+
+/// Shape of one particle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// A sphere.
+    Sphere(SphereShape),
+    /// An infinite plane.
+    Wall(WallShape),
+}
+
+impl Shape {
+    /// The kind tag used for dispatch.
+    pub fn kind(&self) -> ShapeKind {
+        match self {
+            Shape::Sphere(_) => ShapeKind::SPHERE,
+            Shape::Wall(_) => ShapeKind::WALL,
+        }
+    }
+
+    /// The ABI view handed to geometry functors.
+    pub fn view(&self) -> ShapeView<'_> {
+        match self {
+            Shape::Sphere(s) => ShapeView::of_sphere(s),
+            Shape::Wall(w) => ShapeView::of_wall(w),
+        }
+    }
+
+    /// Radius of the bounding sphere, m, or `None` for unbounded shapes.
+    pub fn bounding_radius(&self) -> Option<f64> {
+        match self {
+            Shape::Sphere(s) => Some(s.radius),
+            Shape::Wall(_) => None,
+        }
+    }
+}
+
+/// Blocked degrees of freedom: bits 0-2 translation x, y, z; bits 3-5 rotation x, y, z.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dofs(pub u8);
+
+impl Dofs {
+    /// Nothing blocked.
+    pub const FREE: Dofs = Dofs(0);
+    /// Everything blocked.
+    pub const ALL: Dofs = Dofs(0b11_1111);
+
+    /// Parses a string of the letters `xyzXYZ` (lower case translation, upper case rotation).
+    pub fn parse(s: &str) -> Result<Dofs, char> {
+        let mut bits = 0u8;
+        for c in s.chars() {
+            bits |= match c {
+                'x' => 1,
+                'y' => 2,
+                'z' => 4,
+                'X' => 8,
+                'Y' => 16,
+                'Z' => 32,
+                other => return Err(other),
+            };
+        }
+        Ok(Dofs(bits))
+    }
+
+    /// Is translation along axis `i` blocked?
+    pub fn translation(self, i: usize) -> bool {
+        self.0 & (1 << i) != 0
+    }
+
+    /// Is rotation about axis `i` blocked?
+    pub fn rotation(self, i: usize) -> bool {
+        self.0 & (8 << i) != 0
+    }
+
+    /// Are all three translations blocked?
+    pub fn all_translation(self) -> bool {
+        self.0 & 7 == 7
+    }
+}
+
+/// All particles of a simulation, one array per quantity, indexed by particle id.
+#[derive(Clone, Debug, Default)]
+pub struct Particles {
+    /// Position at t, m.
+    pub pos: Vec<Vector3<f64>>,
+    /// Velocity at t - dt/2, m/s.
+    pub vel: Vec<Vector3<f64>>,
+    /// Orientation at t (body to global).
+    pub ori: Vec<UnitQuaternion<f64>>,
+    /// Angular velocity at t - dt/2, rad/s.
+    pub angvel: Vec<Vector3<f64>>,
+    /// Mass, kg (`INFINITY` for walls).
+    pub mass: Vec<f64>,
+    /// Principal moments of inertia, kg m^2 (spheres: all equal).
+    pub inertia: Vec<Vector3<f64>>,
+    /// Force accumulated during the current step, N.
+    pub force: Vec<Vector3<f64>>,
+    /// Torque accumulated during the current step, N m.
+    pub torque: Vec<Vector3<f64>>,
+    /// Blocked degrees of freedom.
+    pub blocked: Vec<Dofs>,
+    /// Index into the scene's materials.
+    pub material: Vec<u32>,
+    /// Shape.
+    pub shape: Vec<Shape>,
+}
+
+impl Particles {
+    /// Number of particles.
+    pub fn len(&self) -> usize {
+        self.pos.len()
+    }
+
+    /// True when there are no particles.
+    pub fn is_empty(&self) -> bool {
+        self.pos.is_empty()
+    }
+
+    /// Appends a particle; returns its id.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        shape: Shape,
+        pos: Vector3<f64>,
+        vel: Vector3<f64>,
+        angvel: Vector3<f64>,
+        mass: f64,
+        inertia: Vector3<f64>,
+        blocked: Dofs,
+        material: u32,
+    ) -> usize {
+        self.pos.push(pos);
+        self.vel.push(vel);
+        self.ori.push(UnitQuaternion::identity());
+        self.angvel.push(angvel);
+        self.mass.push(mass);
+        self.inertia.push(inertia);
+        self.force.push(Vector3::zeros());
+        self.torque.push(Vector3::zeros());
+        self.blocked.push(blocked);
+        self.material.push(material);
+        self.shape.push(shape);
+        self.pos.len() - 1
+    }
+
+    /// Mass as a law sees it: infinite when all translations are blocked.
+    pub fn law_mass(&self, i: usize) -> f64 {
+        if self.blocked[i].all_translation() {
+            f64::INFINITY
+        } else {
+            self.mass[i]
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Loading plugins: by explicit path, and by scanning plugin directories (next to the
+//! executable, then each directory of `DEM_PLUGIN_PATH`). Each library is opened with
+//! `lib_header_from_path(..).init_root_module()`, never with abi_stable's per-type cache,
+//! so that every path is really loaded. Libraries are never unloaded.
+
+use crate::error::DemError;
+use abi_stable::library::{lib_header_from_path, LibraryError, RootModule};
+use abi_stable::std_types::{RResult, RStr};
+use dem_api::{Cg2Box, FunctorInfo, FunctorRole, HostLogger, LawBox, LogLevel, PluginRootRef};
+use std::path::{Path, PathBuf};
+
+/// One loaded plugin library.
+#[derive(Clone)]
+pub struct Plugin {
+    /// Absolute path of the library file.
+    pub path: PathBuf,
+    /// The plugin's crate name.
+    pub name: String,
+    /// The plugin's own version.
+    pub version: String,
+    /// Its functors.
+    pub functors: Vec<FunctorInfo>,
+    root: PluginRootRef,
+}
+
+/// Every loaded plugin, and the libraries that were found but refused.
+#[derive(Clone, Default)]
+pub struct PluginSet {
+    /// Loaded plugins, in load order.
+    pub plugins: Vec<Plugin>,
+    /// Libraries found by directory scanning but refused, with the reason.
+    pub refused: Vec<(PathBuf, String)>,
+}
+
+extern "C" fn host_log(level: LogLevel, target: RStr<'_>, message: RStr<'_>) {
+    let (target, message) = (target.as_str(), message.as_str());
+    match level {
+        LogLevel::Error => tracing::error!(target: "dem::plugin", plugin = target, "{message}"),
+        LogLevel::Warn => tracing::warn!(target: "dem::plugin", plugin = target, "{message}"),
+        LogLevel::Info => tracing::info!(target: "dem::plugin", plugin = target, "{message}"),
+        LogLevel::Debug => tracing::debug!(target: "dem::plugin", plugin = target, "{message}"),
+        LogLevel::Trace => tracing::trace!(target: "dem::plugin", plugin = target, "{message}"),
+    }
+}
+
+/// A few readable lines out of abi_stable's (very long) load error.
+pub fn summarize_load_error(e: &LibraryError) -> String {
+    match e {
+        LibraryError::IncompatibleVersionNumber { expected_version, actual_version, .. } => format!(
+            "built against dem-api {actual_version}, but this solver uses dem-api {expected_version} \
+             (plugins must be rebuilt for each 0.x minor version)"
+        ),
+        LibraryError::OpenError { err, .. } => format!("cannot open the library: {err}"),
+        LibraryError::GetSymbolError { .. } => "not a dem plugin (no root module symbol)".to_string(),
+        LibraryError::AbiInstability(details) => {
+            let text = details.to_string();
+            let mut lines: Vec<String> = Vec::new();
+            for line in text.lines().map(str::trim) {
+                let interesting = ["Error", "error:", "expected", "found", "ismatch", "nexpected", "field"]
+                    .iter()
+                    .any(|k| line.contains(k));
+                if interesting && !line.is_empty() && !lines.iter().any(|l| l == line) {
+                    lines.push(line.chars().take(160).collect());
+                }
+                if lines.len() == 6 {
+                    break;
+                }
+            }
+            format!(
+                "the plugin's dem-api types differ from this solver's (built against an incompatible \
+                 dem-api; rebuild it):\n    {}",
+                lines.join("\n    ")
+            )
+        }
+        other => other.to_string().lines().take(4).collect::<Vec<_>>().join("\n    "),
+    }
+}
+
+fn is_library(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+}
+
+impl PluginSet {
+    /// Loads one library. Errors name the file and what is wrong.
+    pub fn load(&mut self, path: &Path) -> Result<&Plugin, DemError> {
+        let path = path.canonicalize().map_err(|e| DemError::Plugin {
+            path: path.to_path_buf(),
+            reason: format!("cannot find the library: {e}"),
+        })?;
+        if let Some(i) = self.plugins.iter().position(|p| p.path == path) {
+            return Ok(&self.plugins[i]);
+        }
+        let fail = |reason: String| DemError::Plugin { path: path.clone(), reason };
+        let header = lib_header_from_path(&path).map_err(|e| fail(summarize_load_error(&e)))?;
+        let root = header.init_root_module::<PluginRootRef>().map_err(|e| fail(summarize_load_error(&e)))?;
+        let logger = HostLogger { log: host_log, max_level: LogLevel::Trace };
+        (root.set_logger())(logger);
+        let plugin = Plugin {
+            name: (root.name())().to_string(),
+            version: (root.version())().to_string(),
+            functors: (root.functors())().into_iter().collect(),
+            path,
+            root,
+        };
+        tracing::debug!(plugin = %plugin.name, path = %plugin.path.display(), "loaded plugin");
+        self.plugins.push(plugin);
+        Ok(self.plugins.last().expect("just pushed"))
+    }
+
+    /// Loads every library in `dir`. Files that are not dem plugins are skipped; dem plugins
+    /// that cannot be loaded are recorded in `refused` (an error only if a scene needs them).
+    pub fn scan(&mut self, dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| is_library(p)).collect();
+        files.sort();
+        for f in files {
+            if let Err(DemError::Plugin { path, reason }) = self.load(&f) {
+                if !reason.starts_with("not a dem plugin") {
+                    tracing::warn!("skipping plugin {}: {reason}", path.display());
+                    self.refused.push((path, reason));
+                }
+            }
+        }
+    }
+
+    /// The default plugin directories: the executable's own directory, then every entry of
+    /// `DEM_PLUGIN_PATH` (separated like `PATH`).
+    pub fn default_dirs() -> Vec<PathBuf> {
+        let mut dirs = Vec::new();
+        if let Some(d) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+            dirs.push(d);
+        }
+        if let Some(p) = std::env::var_os("DEM_PLUGIN_PATH") {
+            dirs.extend(std::env::split_paths(&p));
+        }
+        dirs
+    }
+
+    /// Every (plugin, functor) of the given role.
+    pub fn functors(&self, role: FunctorRole) -> impl Iterator<Item = (&Plugin, &FunctorInfo)> {
+        self.plugins.iter().flat_map(move |p| p.functors.iter().filter(move |f| f.role == role).map(move |f| (p, f)))
+    }
+
+    /// The plugin offering the functor `name` with `role`; an error if none or several do.
+    pub fn find(&self, role: FunctorRole, name: &str) -> Result<&Plugin, DemError> {
+        let offering: Vec<&Plugin> = self.functors(role).filter(|(_, f)| f.name == name).map(|(p, _)| p).collect();
+        match offering.as_slice() {
+            [one] => Ok(one),
+            [] => {
+                let known: Vec<String> = self.functors(role).map(|(p, f)| format!("{} ({})", f.name, p.name)).collect();
+                let mut msg = format!(
+                    "no loaded plugin offers `{name}`; available: {}",
+                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                );
+                for (path, why) in &self.refused {
+                    msg.push_str(&format!("\n  refused {}: {why}", path.display()));
+                }
+                Err(DemError::Scene(msg))
+            }
+            many => Err(DemError::Scene(format!(
+                "`{name}` is offered by several plugins: {}",
+                many.iter().map(|p| p.path.display().to_string()).collect::<Vec<_>>().join(", ")
+            ))),
+        }
+    }
+
+    /// Instantiates a geometry functor with RON parameter text.
+    pub fn new_geometry(&self, name: &str, params: &str) -> Result<Cg2Box, DemError> {
+        let p = self.find(FunctorRole::Geometry, name)?;
+        match (p.root.new_geometry())(name.into(), params.into()) {
+            RResult::ROk(f) => Ok(f),
+            RResult::RErr(e) => Err(DemError::Scene(format!("{name} (plugin {}): {e}", p.name))),
+        }
+    }
+
+    /// Instantiates a contact law with RON parameter text.
+    pub fn new_law(&self, name: &str, params: &str) -> Result<LawBox, DemError> {
+        let p = self.find(FunctorRole::Law, name)?;
+        match (p.root.new_law())(name.into(), params.into()) {
+            RResult::ROk(f) => Ok(f),
+            RResult::RErr(e) => Err(DemError::Scene(format!("{name} (plugin {}): {e}", p.name))),
+        }
+    }
+}
+
+/// The root module's name (for messages).
+pub fn root_module_name() -> &'static str {
+    <PluginRootRef as RootModule>::NAME
+}

@@ -1,0 +1,278 @@
+//! The scene file (RON). Unknown fields are errors; every error names the file, line and
+//! column (parse errors) or the field path (consistency errors). See `docs/scenes.md`.
+
+mod generators;
+
+pub use generators::expand_bodies;
+
+use crate::error::DemError;
+use crate::l6geom::L6Options;
+use ron::value::RawValue;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A material, referenced by name from bodies and laws.
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialSpec {
+    /// kg/m^3.
+    pub density: f64,
+    /// Young's modulus, Pa.
+    pub young: f64,
+    /// Poisson's ratio.
+    #[serde(default)]
+    pub poisson: f64,
+    /// Coulomb friction coefficient.
+    #[serde(default)]
+    pub friction: f64,
+}
+
+/// A radius or a distribution of radii (m).
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub enum Radius {
+    /// Every sphere the same.
+    Const(f64),
+    /// Uniform in `[min, max]`.
+    Uniform(f64, f64),
+}
+
+/// Bodies, one by one or from generators.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub enum BodySpec {
+    /// One sphere.
+    Sphere {
+        /// Centre at t = 0, m.
+        center: [f64; 3],
+        /// m.
+        radius: f64,
+        /// Material name.
+        material: String,
+        /// Velocity at t = -dt/2, m/s.
+        #[serde(default)]
+        velocity: [f64; 3],
+        /// Angular velocity at t = -dt/2, rad/s.
+        #[serde(default)]
+        angular_velocity: [f64; 3],
+        /// Blocked degrees of freedom: letters of `xyzXYZ` (translations, rotations).
+        #[serde(default)]
+        blocked: String,
+    },
+    /// Spheres on a simple-cubic lattice, x fastest, then y, then z.
+    Lattice {
+        /// Centre of the first sphere, m.
+        origin: [f64; 3],
+        /// Number of spheres along x, y, z.
+        count: [u32; 3],
+        /// Centre distance, m.
+        spacing: f64,
+        /// m.
+        radius: f64,
+        /// Material name.
+        material: String,
+        /// Velocity of every sphere, m/s.
+        #[serde(default)]
+        velocity: [f64; 3],
+    },
+    /// Random non-overlapping spheres inside a box (random sequential addition).
+    RandomFill {
+        /// Lower corner of the box, m.
+        min: [f64; 3],
+        /// Upper corner of the box, m.
+        max: [f64; 3],
+        /// Number of spheres to place.
+        count: u32,
+        /// Radius distribution.
+        radius: Radius,
+        /// Material name.
+        material: String,
+        /// Seed of the random generator.
+        seed: u64,
+    },
+    /// An infinite plane.
+    Wall {
+        /// A point of the plane, m.
+        point: [f64; 3],
+        /// Normal (normalised on load).
+        normal: [f64; 3],
+        /// +1 or -1: one-sided (acts towards `sense * normal`); 0: two-sided.
+        #[serde(default)]
+        sense: i32,
+        /// Material name.
+        material: String,
+        /// Prescribed constant velocity, m/s.
+        #[serde(default)]
+        velocity: [f64; 3],
+    },
+    /// Six one-sided walls facing into the box `[min, max]`.
+    Box {
+        /// Lower corner, m.
+        min: [f64; 3],
+        /// Upper corner, m.
+        max: [f64; 3],
+        /// Material name.
+        material: String,
+    },
+}
+
+/// Which geometry functor serves a pair of shape kinds (only needed when several do).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct GeometryChoice {
+    /// Shape kind names, e.g. `("Wall", "Sphere")`.
+    pub shapes: (String, String),
+    /// Functor name.
+    pub functor: String,
+    /// Parameters, passed verbatim to the plugin.
+    #[serde(default)]
+    pub params: Option<Box<RawValue>>,
+}
+
+/// The contact law of a pair of materials (`"*"` matches any material).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct LawChoice {
+    /// Material names.
+    pub materials: (String, String),
+    /// Law name.
+    pub law: String,
+    /// Parameters, passed verbatim to the plugin.
+    #[serde(default)]
+    pub params: Option<Box<RawValue>>,
+}
+
+/// Time step.
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub enum TimeStep {
+    /// A fixed step, s.
+    Fixed(f64),
+    /// This fraction of the critical step `min sqrt(m / k)`.
+    Critical(f64),
+}
+
+/// How long to run.
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub enum Duration {
+    /// Number of steps.
+    Steps(u64),
+    /// Simulated time, s.
+    Time(f64),
+}
+
+/// Contact handling settings.
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContactSettings {
+    /// Verlet skin as a fraction of the largest sphere radius.
+    pub skin: f64,
+    /// Hysteresis band, m: a contact is created when the gap falls below the law's
+    /// interaction distance and removed when it rises above it by more than this.
+    pub contact_eps: f64,
+    /// L6Geom options.
+    pub l6geom: L6Options,
+}
+
+impl Default for ContactSettings {
+    fn default() -> Self {
+        ContactSettings { skin: 0.2, contact_eps: 1e-13, l6geom: L6Options::default() }
+    }
+}
+
+/// Output settings.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(default, deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Steps between two ledger rows (and progress reports).
+    pub every: u64,
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec { every: 1000 }
+    }
+}
+
+/// A scene file as written.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    /// Extra plugin libraries to load, relative to the scene file.
+    #[serde(default)]
+    pub plugins: Vec<String>,
+    /// Materials by name.
+    pub materials: BTreeMap<String, MaterialSpec>,
+    /// Explicit geometry functor choices.
+    #[serde(default)]
+    pub geometry: Vec<GeometryChoice>,
+    /// Contact laws per material pair.
+    pub laws: Vec<LawChoice>,
+    /// Bodies.
+    pub bodies: Vec<BodySpec>,
+    /// Gravity, m/s^2.
+    #[serde(default)]
+    pub gravity: [f64; 3],
+    /// Cundall non-viscous damping coefficient lambda in [0, 1).
+    #[serde(default)]
+    pub damping: f64,
+    /// Time step.
+    pub timestep: TimeStep,
+    /// Run length.
+    pub duration: Duration,
+    /// Contact settings.
+    #[serde(default)]
+    pub contacts: ContactSettings,
+    /// Output settings.
+    #[serde(default)]
+    pub output: OutputSpec,
+    /// Where the scene came from (set on load).
+    #[serde(skip)]
+    pub origin: PathBuf,
+    /// The scene text (set on load).
+    #[serde(skip)]
+    pub text: String,
+}
+
+impl Scene {
+    /// Parses scene text; `origin` names the file in errors and anchors relative paths.
+    pub fn parse(text: &str, origin: &Path) -> Result<Scene, DemError> {
+        let mut scene: Scene = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+            .from_str(text).map_err(|e| DemError::Parse {
+            path: origin.to_path_buf(),
+            line: e.span.start.line,
+            col: e.span.start.col,
+            message: e.code.to_string(),
+        })?;
+        scene.origin = origin.to_path_buf();
+        scene.text = text.to_string();
+        Ok(scene)
+    }
+
+    /// Reads and parses a scene file.
+    pub fn load(path: &Path) -> Result<Scene, DemError> {
+        let text = std::fs::read_to_string(path).map_err(|source| DemError::Io { path: path.to_path_buf(), source })?;
+        Scene::parse(&text, path)
+    }
+
+    /// Line and column in the scene file of a params block, to translate a plugin's error
+    /// position (found by locating the verbatim text; `None` if it appears twice).
+    pub fn locate(&self, raw: &str) -> Option<(usize, usize)> {
+        let at = self.text.find(raw)?;
+        if self.text[at + 1..].contains(raw) {
+            return None;
+        }
+        let before = &self.text[..at];
+        let line = before.matches('\n').count() + 1;
+        let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        Some((line, col))
+    }
+
+    /// An error about the scene, prefixed with its file name.
+    pub fn error(&self, msg: impl std::fmt::Display) -> DemError {
+        DemError::Scene(format!("{}: {msg}", self.origin.display()))
+    }
+}

@@ -1,0 +1,251 @@
+//! One simulation: a scene turned into particles and functors, advanced step by step.
+//!
+//! Order of a step (forces of step t act in step t): reset forces to gravity; rebuild the
+//! broad phase if stale; geometry, lifecycle, L6Geom and law for every candidate pair;
+//! gather forces in a fixed order; leap-frog; check the state is finite.
+
+use crate::broadphase::VerletList;
+use crate::contacts::{Contacts, StepContext};
+use crate::dispatch::Dispatch;
+use crate::energy::Ledger;
+use crate::error::DemError;
+use crate::integrator::Integrator;
+use crate::l6geom::L6Options;
+use crate::particles::Particles;
+use crate::plugins::PluginSet;
+use crate::scene::{expand_bodies, Duration, Scene, TimeStep};
+use dem_api::{LawPair, Material};
+use nalgebra::Vector3;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A running simulation.
+pub struct Simulation {
+    /// The scene it was built from.
+    pub scene: Scene,
+    /// Particles (walls included).
+    pub particles: Particles,
+    /// Materials by index (scene order of names).
+    pub materials: Vec<Material>,
+    /// Material names by index.
+    pub material_names: Vec<String>,
+    /// Functors and tables.
+    pub dispatch: Dispatch,
+    /// Contacts.
+    pub contacts: Contacts,
+    /// Broad phase.
+    pub verlet: VerletList,
+    /// Integrator settings (the time step is `integrator.dt`).
+    pub integrator: Integrator,
+    /// Steps done.
+    pub step: u64,
+    /// Time t, s.
+    pub time: f64,
+    /// Step at which the scene's duration ends.
+    pub end_step: u64,
+    /// Energy ledger at the last completed step.
+    pub ledger: Ledger,
+    /// Critical time step estimate, s.
+    pub critical_dt: f64,
+    skin: f64,
+    reach: f64,
+    eps: f64,
+    l6: L6Options,
+}
+
+impl Simulation {
+    /// Builds a simulation from a parsed scene with the given plugins.
+    pub fn new(scene: Scene, plugins: &PluginSet) -> Result<Simulation, DemError> {
+        let names: Vec<String> = scene.materials.keys().cloned().collect();
+        let index: BTreeMap<String, u32> = names.iter().enumerate().map(|(i, n)| (n.clone(), i as u32)).collect();
+        let materials: Vec<Material> = scene
+            .materials
+            .values()
+            .map(|m| Material { density: m.density, young: m.young, poisson: m.poisson, friction: m.friction })
+            .collect();
+        for (name, m) in &scene.materials {
+            if !(m.density > 0.0 && m.young > 0.0 && m.friction >= 0.0) {
+                return Err(scene.error(format!("materials.{name}: density and young must be > 0, friction >= 0")));
+            }
+        }
+        let mut particles = Particles::default();
+        expand_bodies(&scene, &index, &mut particles)?;
+
+        // Shape-kind pairs and material pairs the broad phase can produce.
+        let mut kinds = BTreeSet::new();
+        let mut mats = BTreeSet::new();
+        let bounded: Vec<usize> = (0..particles.len()).filter(|&i| particles.shape[i].bounding_radius().is_some()).collect();
+        let kind_set: BTreeSet<_> = (0..particles.len()).map(|i| particles.shape[i].kind()).collect();
+        let bounded_kinds: BTreeSet<_> = bounded.iter().map(|&i| particles.shape[i].kind()).collect();
+        let all_mats: BTreeSet<u32> = particles.material.iter().copied().collect();
+        let bounded_mats: BTreeSet<u32> = bounded.iter().map(|&i| particles.material[i]).collect();
+        for &kb in &bounded_kinds {
+            for &ka in &kind_set {
+                kinds.insert((ka.min(kb), ka.max(kb)));
+            }
+        }
+        for &mb in &bounded_mats {
+            for &ma in &all_mats {
+                mats.insert((ma, mb));
+            }
+        }
+        let dispatch = Dispatch::build(&scene, plugins, &kinds, &index)?;
+        for &(ma, mb) in &mats {
+            if !dispatch.law_table.contains_key(&(ma, mb)) {
+                return Err(scene.error(format!(
+                    "laws: no contact law for materials `{}` and `{}`",
+                    names[ma as usize], names[mb as usize]
+                )));
+            }
+        }
+
+        if !(0.0..1.0).contains(&scene.damping) {
+            return Err(scene.error(format!("damping: must be in [0, 1), got {}", scene.damping)));
+        }
+        let rmax = bounded.iter().filter_map(|&i| particles.shape[i].bounding_radius()).fold(0.0, f64::max);
+        let reach = dispatch.laws.iter().map(|l| l.distance).fold(0.0, f64::max) + scene.contacts.contact_eps;
+        let skin = scene.contacts.skin * rmax;
+        if !(skin > 0.0) {
+            return Err(scene.error("contacts.skin: must be positive (and the scene needs at least one sphere)"));
+        }
+
+        let critical_dt = critical_step(&particles, &materials, &dispatch);
+        let dt = match scene.timestep {
+            TimeStep::Fixed(dt) => {
+                if !(dt > 0.0) {
+                    return Err(scene.error(format!("timestep: Fixed({dt}) must be positive")));
+                }
+                if dt > critical_dt {
+                    tracing::warn!("time step {dt:e} s exceeds the critical step estimate {critical_dt:e} s");
+                }
+                dt
+            }
+            TimeStep::Critical(f) => {
+                if !(f > 0.0 && f <= 1.0) || !critical_dt.is_finite() {
+                    return Err(scene.error(format!("timestep: Critical({f}) needs a fraction in (0, 1] and contacts with a finite stiffness")));
+                }
+                f * critical_dt
+            }
+        };
+        let end_step = match scene.duration {
+            Duration::Steps(n) => n,
+            Duration::Time(t) => (t / dt).ceil() as u64,
+        };
+        let g = scene.gravity;
+        let integrator = Integrator { gravity: Vector3::new(g[0], g[1], g[2]), damping: scene.damping, dt };
+        let eps = scene.contacts.contact_eps;
+        let l6 = scene.contacts.l6geom;
+        Ok(Simulation {
+            scene,
+            particles,
+            materials,
+            material_names: names,
+            dispatch,
+            contacts: Contacts::default(),
+            verlet: VerletList::default(),
+            integrator,
+            step: 0,
+            time: 0.0,
+            end_step,
+            ledger: Ledger::default(),
+            critical_dt,
+            skin,
+            reach,
+            eps,
+            l6,
+        })
+    }
+
+    /// Time step, s.
+    pub fn dt(&self) -> f64 {
+        self.integrator.dt
+    }
+
+    /// Advances one step.
+    pub fn step(&mut self) -> Result<(), DemError> {
+        let p = &mut self.particles;
+        self.integrator.reset_forces(p);
+        if self.verlet.stale(p) {
+            self.verlet.rebuild(p, self.reach, self.skin);
+            self.contacts.rebuild(&self.verlet.pairs, p, &self.dispatch)?;
+        }
+        let cx = StepContext {
+            particles: p,
+            materials: &self.materials,
+            dispatch: &self.dispatch,
+            dt: self.integrator.dt,
+            time: self.time,
+            step: self.step,
+            eps: self.eps,
+            l6: self.l6,
+        };
+        self.contacts.process(&cx)?;
+        let totals = self.contacts.gather(p);
+        self.ledger.elastic = totals.elastic;
+        self.ledger.friction += totals.friction;
+        self.ledger.damping += totals.damping;
+        self.integrator.step(p, &mut self.ledger);
+        self.check_finite()?;
+        self.step += 1;
+        self.time = self.step as f64 * self.integrator.dt;
+        Ok(())
+    }
+
+    /// Runs `n` steps.
+    pub fn run_steps(&mut self, n: u64) -> Result<(), DemError> {
+        for _ in 0..n {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    fn check_finite(&self) -> Result<(), DemError> {
+        let p = &self.particles;
+        for i in 0..p.len() {
+            let bad = if !p.pos[i].iter().all(|x| x.is_finite()) {
+                Some(("position", p.pos[i]))
+            } else if !p.vel[i].iter().all(|x| x.is_finite()) {
+                Some(("velocity", p.vel[i]))
+            } else if !p.angvel[i].iter().all(|x| x.is_finite()) {
+                Some(("angular velocity", p.angvel[i]))
+            } else {
+                None
+            };
+            if let Some((what, value)) = bad {
+                return Err(DemError::NonFinite {
+                    step: self.step,
+                    particle: i,
+                    what: format!("{what} = [{}, {}, {}]", value.x, value.y, value.z),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `min sqrt(m_i / k_i)` over particles of finite mass, where `k_i` is the largest
+/// stiffness any law of the scene shows for particle `i` against a copy of itself of any
+/// material present, or against a wall of any material present.
+fn critical_step(p: &Particles, materials: &[Material], d: &Dispatch) -> f64 {
+    let present: BTreeSet<u32> = p.material.iter().copied().collect();
+    let mut best = f64::INFINITY;
+    for i in 0..p.len() {
+        let (m, Some(r)) = (p.mass[i], p.shape[i].bounding_radius()) else { continue };
+        if !m.is_finite() {
+            continue;
+        }
+        let mi = p.material[i];
+        let mut k: f64 = 0.0;
+        for &mj in &present {
+            let Some(&law) = d.law_table.get(&(mi, mj)) else { continue };
+            let law = &d.laws[law as usize].law;
+            let mat = [materials[mi as usize], materials[mj as usize]];
+            let twin = LawPair { radius: [r, r], mass: [m, m], material: mat };
+            let wall = LawPair { radius: [r, f64::INFINITY], mass: [m, f64::INFINITY], material: mat };
+            k = k.max(law.stiffness(&twin)).max(law.stiffness(&wall));
+        }
+        if k > 0.0 {
+            best = best.min((m / k).sqrt());
+        }
+    }
+    best
+}

@@ -1,0 +1,70 @@
+//! Test support for the verification suite: builds the plugin cdylibs with cargo (which
+//! `cargo test` does not do) and loads them.
+//!
+//! The plugins are built into their own target directory (`target/test-plugins`) so that
+//! the nested cargo never waits on the lock of the outer `cargo test`.
+
+use dem_core::{PluginSet, Scene, Simulation};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// Every plugin package of the workspace.
+pub const PLUGINS: [&str; 4] = ["cg2-sphere-sphere", "cg2-wall-sphere", "law-linear", "test-faulty"];
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Builds the named plugin packages and returns their library paths, as cargo reports
+/// them in its artifact messages.
+pub fn build_plugins(packages: &[&str]) -> Vec<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root()).args(["build", "--message-format=json-render-diagnostics"]);
+    for p in packages {
+        cmd.args(["-p", p]);
+    }
+    cmd.env("CARGO_TARGET_DIR", root().join("target").join("test-plugins"));
+    let out = cmd.output().expect("cargo can be run");
+    assert!(out.status.success(), "building plugins failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let mut libs = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if msg["reason"] != "compiler-artifact" || !msg["target"]["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "cdylib")) {
+            continue;
+        }
+        for f in msg["filenames"].as_array().into_iter().flatten() {
+            let f = PathBuf::from(f.as_str().unwrap_or_default());
+            if f.extension().is_some_and(|e| e == std::env::consts::DLL_EXTENSION) {
+                libs.push(f);
+            }
+        }
+    }
+    assert_eq!(libs.len(), packages.len(), "one library per plugin package");
+    libs
+}
+
+/// All workspace plugins, built once per test binary and loaded.
+pub fn plugins() -> &'static PluginSet {
+    static SET: OnceLock<PluginSet> = OnceLock::new();
+    SET.get_or_init(|| {
+        let mut set = PluginSet::default();
+        for lib in build_plugins(&PLUGINS) {
+            set.load(&lib).expect("workspace plugin loads");
+        }
+        set
+    })
+}
+
+/// A simulation from scene text (errors name `origin`).
+pub fn sim_from_text(text: &str, origin: &str) -> Result<Simulation, dem_core::DemError> {
+    Simulation::new(Scene::parse(text, Path::new(origin))?, plugins())
+}
+
+/// A simulation from a scene file of the repository, e.g. `scenes/settle.ron`.
+pub fn sim_from_file(relative: &str) -> Simulation {
+    let scene = Scene::load(&root().join(relative)).expect("scene parses");
+    Simulation::new(scene, plugins()).expect("scene loads")
+}
