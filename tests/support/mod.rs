@@ -10,7 +10,12 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every plugin package of the workspace.
-pub const PLUGINS: [&str; 4] = ["cg2-sphere-sphere", "cg2-wall-sphere", "law-linear", "test-faulty"];
+pub const PLUGINS: [&str; 4] = [
+    "cg2-sphere-sphere",
+    "cg2-wall-sphere",
+    "law-linear",
+    "test-faulty",
+];
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -22,22 +27,38 @@ pub fn root() -> PathBuf {
 pub fn build_plugins(packages: &[&str]) -> Vec<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(root()).args(["build", "--message-format=json-render-diagnostics"]);
+    cmd.current_dir(root())
+        .args(["build", "--message-format=json-render-diagnostics"]);
     for p in packages {
         cmd.args(["-p", p]);
     }
-    cmd.env("CARGO_TARGET_DIR", root().join("target").join("test-plugins"));
+    cmd.env(
+        "CARGO_TARGET_DIR",
+        root().join("target").join("test-plugins"),
+    );
     let out = cmd.output().expect("cargo can be run");
-    assert!(out.status.success(), "building plugins failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "building plugins failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut libs = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        if msg["reason"] != "compiler-artifact" || !msg["target"]["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "cdylib")) {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if msg["reason"] != "compiler-artifact"
+            || !msg["target"]["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "cdylib"))
+        {
             continue;
         }
         for f in msg["filenames"].as_array().into_iter().flatten() {
             let f = PathBuf::from(f.as_str().unwrap_or_default());
-            if f.extension().is_some_and(|e| e == std::env::consts::DLL_EXTENSION) {
+            if f.extension()
+                .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+            {
                 libs.push(f);
             }
         }

@@ -71,7 +71,12 @@ impl Vec3 {
 
 impl Quat {
     /// The identity rotation.
-    pub const IDENTITY: Quat = Quat { i: 0.0, j: 0.0, k: 0.0, w: 1.0 };
+    pub const IDENTITY: Quat = Quat {
+        i: 0.0,
+        j: 0.0,
+        k: 0.0,
+        w: 1.0,
+    };
 
     /// Zero-copy view as a nalgebra quaternion (not checked to be of unit norm).
     pub fn na(&self) -> &na::Quaternion<f64> {

@@ -83,7 +83,11 @@ impl<'a> ShapeView<'a> {
     }
 
     fn new<T>(kind: ShapeKind, r: &'a T) -> Self {
-        ShapeView { kind, record: r as *const T as *const _, _borrow: PhantomData }
+        ShapeView {
+            kind,
+            record: r as *const T as *const _,
+            _borrow: PhantomData,
+        }
     }
 
     /// The kind of shape viewed.

@@ -10,7 +10,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "dem", version, about = "Discrete Element Method solver with plugin contact models")]
+#[command(
+    name = "dem",
+    version,
+    about = "Discrete Element Method solver with plugin contact models"
+)]
 struct Cli {
     /// Extra plugin library or directory (repeatable); searched before the defaults
     /// (the executable's directory and DEM_PLUGIN_PATH).
@@ -70,18 +74,36 @@ fn prepare(scene: &Path, extra: &[PathBuf]) -> Result<Simulation, DemError> {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DemError + '_ {
-    move |source| DemError::Io { path: path.to_path_buf(), source }
+    move |source| DemError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
-fn run(scene_path: &Path, threads: Option<usize>, out: Option<PathBuf>, extra: &[PathBuf]) -> Result<(), DemError> {
+fn run(
+    scene_path: &Path,
+    threads: Option<usize>,
+    out: Option<PathBuf>,
+    extra: &[PathBuf],
+) -> Result<(), DemError> {
     if let Some(n) = threads {
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| DemError::Scene(e.to_string()))?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| DemError::Scene(e.to_string()))?;
     }
     let mut sim = prepare(scene_path, extra)?;
-    let name = scene_path.file_stem().map_or("scene".into(), |s| s.to_string_lossy().to_string());
+    let name = scene_path
+        .file_stem()
+        .map_or("scene".into(), |s| s.to_string_lossy().to_string());
     let dir = out.unwrap_or_else(|| PathBuf::from("out").join(name));
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-    let spheres = sim.particles.shape.iter().filter(|s| s.bounding_radius().is_some()).count();
+    let spheres = sim
+        .particles
+        .shape
+        .iter()
+        .filter(|s| s.bounding_radius().is_some())
+        .count();
     tracing::info!(
         "{}: {} particles ({spheres} spheres), dt = {:.3e} s (critical estimate {:.3e} s), {} steps, {} threads",
         scene_path.display(), sim.particles.len(), sim.dt(), sim.critical_dt, sim.end_step, rayon::current_num_threads()
@@ -99,8 +121,14 @@ fn run(scene_path: &Path, threads: Option<usize>, out: Option<PathBuf>, extra: &
         let t = sim.time;
         sim.step()?;
         if (sim.step - 1) % every == 0 || sim.step == sim.end_step {
-            energy.record(sim.step - 1, t, &sim.ledger).map_err(io(&csv))?;
-            bar.set_message(format!("E = {:.6e} J, {} contacts", sim.ledger.total(), sim.contacts.active()));
+            energy
+                .record(sim.step - 1, t, &sim.ledger)
+                .map_err(io(&csv))?;
+            bar.set_message(format!(
+                "E = {:.6e} J, {} contacts",
+                sim.ledger.total(),
+                sim.contacts.active()
+            ));
         }
         bar.inc(1);
     }
@@ -108,9 +136,19 @@ fn run(scene_path: &Path, threads: Option<usize>, out: Option<PathBuf>, extra: &
     output::write_particles(&dir, &sim).map_err(io(&dir))?;
     let wall = start.elapsed().as_secs_f64();
     let l = &sim.ledger;
-    println!("done: {} steps, simulated {:.6e} s, wall {:.2} s", sim.step, sim.time, wall);
-    println!("  particle-steps/s {:.3e}", spheres as f64 * sim.step as f64 / wall);
-    println!("  contacts {}, broad-phase rebuilds {}", sim.contacts.active(), sim.verlet.rebuilds);
+    println!(
+        "done: {} steps, simulated {:.6e} s, wall {:.2} s",
+        sim.step, sim.time, wall
+    );
+    println!(
+        "  particle-steps/s {:.3e}",
+        spheres as f64 * sim.step as f64 / wall
+    );
+    println!(
+        "  contacts {}, broad-phase rebuilds {}",
+        sim.contacts.active(),
+        sim.verlet.rebuilds
+    );
     println!(
         "  energy: total {:.6e} J (kinetic {:.3e}, potential {:.3e}, elastic {:.3e}, dissipated {:.3e})",
         l.total(), l.kinetic + l.rotational, l.potential, l.elastic, l.friction + l.damping + l.nonviscous
@@ -123,13 +161,21 @@ fn check(scene_path: &Path, extra: &[PathBuf]) -> Result<(), DemError> {
     let sim = prepare(scene_path, extra)?;
     println!(
         "{}: ok: {} particles, {} materials, dt = {:.3e} s (critical {:.3e} s), {} steps",
-        scene_path.display(), sim.particles.len(), sim.materials.len(), sim.dt(), sim.critical_dt, sim.end_step
+        scene_path.display(),
+        sim.particles.len(),
+        sim.materials.len(),
+        sim.dt(),
+        sim.critical_dt,
+        sim.end_step
     );
     for g in &sim.dispatch.geoms {
         println!("  geometry {} ({})", g.name, g.plugin);
     }
     for l in &sim.dispatch.laws {
-        println!("  law {} ({}), {} state slots", l.name, l.plugin, l.state_len);
+        println!(
+            "  law {} ({}), {} state slots",
+            l.name, l.plugin, l.state_len
+        );
     }
     Ok(())
 }
@@ -140,7 +186,9 @@ fn plugins(extra: &[PathBuf]) -> Result<(), DemError> {
         println!("{} {} ({})", p.name, p.version, p.path.display());
         for f in &p.functors {
             let serves = match f.role {
-                dem_api::FunctorRole::Geometry => format!("geometry for {} + {}", f.shapes[0], f.shapes[1]),
+                dem_api::FunctorRole::Geometry => {
+                    format!("geometry for {} + {}", f.shapes[0], f.shapes[1])
+                }
                 dem_api::FunctorRole::Law => "contact law".to_string(),
             };
             println!("  {}: {serves}\n    {}", f.name, f.description);
@@ -157,11 +205,19 @@ fn plugins(extra: &[PathBuf]) -> Result<(), DemError> {
 }
 
 fn main() -> ExitCode {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Run { scene, threads, out } => run(scene, *threads, out.clone(), &cli.plugin),
+        Command::Run {
+            scene,
+            threads,
+            out,
+        } => run(scene, *threads, out.clone(), &cli.plugin),
         Command::Check { scene } => check(scene, &cli.plugin),
         Command::Plugins => plugins(&cli.plugin),
     };

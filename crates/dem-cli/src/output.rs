@@ -25,13 +25,17 @@ impl EnergyCsv {
     /// A new table written to `dir/energy.csv`.
     pub fn new(dir: &Path) -> Self {
         let text = format!("step,time,{}\n", Ledger::COLUMNS.join(","));
-        EnergyCsv { path: dir.join("energy.csv"), text }
+        EnergyCsv {
+            path: dir.join("energy.csv"),
+            text,
+        }
     }
 
     /// Appends a row and rewrites the file.
     pub fn record(&mut self, step: u64, time: f64, l: &Ledger) -> std::io::Result<()> {
         let row: Vec<String> = l.row().iter().map(|x| format!("{x:.12e}")).collect();
-        self.text.push_str(&format!("{step},{time:.9e},{}\n", row.join(",")));
+        self.text
+            .push_str(&format!("{step},{time:.9e},{}\n", row.join(",")));
         write_atomic(&self.path, self.text.as_bytes())
     }
 }
@@ -46,7 +50,19 @@ pub fn write_particles(dir: &Path, sim: &Simulation) -> std::io::Result<()> {
         s.push_str(&format!(
             "{i},{},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}\n",
             p.shape[i].kind().name(),
-            x.x, x.y, x.z, v.x, v.y, v.z, w.x, w.y, w.z, r, f.x, f.y, f.z
+            x.x,
+            x.y,
+            x.z,
+            v.x,
+            v.y,
+            v.z,
+            w.x,
+            w.y,
+            w.z,
+            r,
+            f.x,
+            f.y,
+            f.z
         ));
     }
     write_atomic(&dir.join("particles.csv"), s.as_bytes())

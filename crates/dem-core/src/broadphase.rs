@@ -25,15 +25,25 @@ fn bound_gap(p: &Particles, a: usize, b: usize) -> Option<f64> {
     match (&p.shape[a], &p.shape[b]) {
         (Shape::Wall(_), Shape::Wall(_)) => None,
         (Shape::Wall(w), s) | (s, Shape::Wall(w)) => {
-            let (wi, si) = if matches!(p.shape[a], Shape::Wall(_)) { (a, b) } else { (b, a) };
+            let (wi, si) = if matches!(p.shape[a], Shape::Wall(_)) {
+                (a, b)
+            } else {
+                (b, a)
+            };
             let n = p.ori[wi] * w.normal.na();
             let side = n.dot(&(p.pos[si] - p.pos[wi]));
             let r = s.bounding_radius()?;
             // A one-sided wall acts on everything behind it: treat that as overlap.
-            let d = if w.sense == 0 { side.abs() } else { side * w.sense.signum() as f64 };
+            let d = if w.sense == 0 {
+                side.abs()
+            } else {
+                side * w.sense.signum() as f64
+            };
             Some(d - r)
         }
-        (sa, sb) => Some((p.pos[a] - p.pos[b]).norm() - sa.bounding_radius()? - sb.bounding_radius()?),
+        (sa, sb) => {
+            Some((p.pos[a] - p.pos[b]).norm() - sa.bounding_radius()? - sb.bounding_radius()?)
+        }
     }
 }
 
@@ -62,12 +72,20 @@ impl VerletList {
     pub fn rebuild(&mut self, p: &Particles, reach: f64, skin: f64) {
         let margin = reach + skin;
         let mut pairs = Vec::new();
-        let bounded: Vec<usize> = (0..p.len()).filter(|&i| p.shape[i].bounding_radius().is_some()).collect();
-        let unbounded: Vec<usize> = (0..p.len()).filter(|&i| p.shape[i].bounding_radius().is_none()).collect();
+        let bounded: Vec<usize> = (0..p.len())
+            .filter(|&i| p.shape[i].bounding_radius().is_some())
+            .collect();
+        let unbounded: Vec<usize> = (0..p.len())
+            .filter(|&i| p.shape[i].bounding_radius().is_none())
+            .collect();
 
-        let rmax = bounded.iter().map(|&i| p.shape[i].bounding_radius().unwrap_or(0.0)).fold(0.0, f64::max);
+        let rmax = bounded
+            .iter()
+            .map(|&i| p.shape[i].bounding_radius().unwrap_or(0.0))
+            .fold(0.0, f64::max);
         let cell = (2.0 * rmax + margin).max(f64::MIN_POSITIVE);
-        let key = |x: &Vector3<f64>| -> [i64; 3] { [0, 1, 2].map(|k| (x[k] / cell).floor() as i64) };
+        let key =
+            |x: &Vector3<f64>| -> [i64; 3] { [0, 1, 2].map(|k| (x[k] / cell).floor() as i64) };
         let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
         for &i in &bounded {
             grid.entry(key(&p.pos[i])).or_default().push(i);
@@ -77,7 +95,14 @@ impl VerletList {
             for dx in -1..=1 {
                 for dy in -1..=1 {
                     for dz in -1..=1 {
-                        let Some(members) = grid.get(&[c[0] + dx, c[1] + dy, c[2] + dz]) else { continue };
+                        let cell = [
+                            c[0].saturating_add(dx),
+                            c[1].saturating_add(dy),
+                            c[2].saturating_add(dz),
+                        ];
+                        let Some(members) = grid.get(&cell) else {
+                            continue;
+                        };
                         for &j in members {
                             if j > i && bound_gap(p, i, j).is_some_and(|g| g < margin) {
                                 pairs.push((i as u32, j as u32));

@@ -115,7 +115,11 @@ pub struct ContactTotals {
 }
 
 fn kin(p: &Particles, i: usize) -> BodyKin {
-    BodyKin { pos: p.pos[i], vel: p.vel[i], angvel: p.angvel[i] }
+    BodyKin {
+        pos: p.pos[i],
+        vel: p.vel[i],
+        angvel: p.angvel[i],
+    }
 }
 
 fn view(p: &Particles, i: usize) -> BodyView<'_> {
@@ -142,13 +146,22 @@ impl Contacts {
 
     /// Replaces the slots with the broad phase's new candidate pairs, carrying over every
     /// live contact. Fails if a pair has no law or functor, or a live contact is lost.
-    pub fn rebuild(&mut self, pairs: &[(u32, u32)], p: &Particles, d: &Dispatch) -> Result<(), DemError> {
+    pub fn rebuild(
+        &mut self,
+        pairs: &[(u32, u32)],
+        p: &Particles,
+        d: &Dispatch,
+    ) -> Result<(), DemError> {
         let stride = d.laws.iter().map(|l| l.state_len).max().unwrap_or(0);
         let mut slots = Vec::with_capacity(pairs.len());
         for &(a, b) in pairs {
             let (ka, kb) = (p.shape[a as usize].kind(), p.shape[b as usize].kind());
             let &(geom, swap) = d.shape_table.get(&(ka, kb)).ok_or_else(|| {
-                DemError::Scene(format!("no geometry functor for shapes {} + {}", ka.name(), kb.name()))
+                DemError::Scene(format!(
+                    "no geometry functor for shapes {} + {}",
+                    ka.name(),
+                    kb.name()
+                ))
             })?;
             let (ma, mb) = (p.material[a as usize], p.material[b as usize]);
             let &law = d.law_table.get(&(ma, mb)).ok_or_else(|| {
@@ -185,17 +198,25 @@ impl Contacts {
                 )));
             }
             slots[j] = old.clone();
-            state[j * stride..(j + 1) * stride].copy_from_slice(&self.state[i * self.stride..(i + 1) * self.stride]);
+            state[j * stride..(j + 1) * stride]
+                .copy_from_slice(&self.state[i * self.stride..(i + 1) * self.stride]);
         }
 
         let mut groups: Vec<Range<usize>> = Vec::new();
         for (i, s) in slots.iter().enumerate() {
             match groups.last_mut() {
-                Some(g) if (slots[g.start].geom, slots[g.start].law) == (s.geom, s.law) => g.end = i + 1,
+                Some(g) if (slots[g.start].geom, slots[g.start].law) == (s.geom, s.law) => {
+                    g.end = i + 1
+                }
                 _ => groups.push(i..i + 1),
             }
         }
-        *self = Contacts { slots, state, stride, groups };
+        *self = Contacts {
+            slots,
+            state,
+            stride,
+            groups,
+        };
         Ok(())
     }
 
@@ -207,7 +228,10 @@ impl Contacts {
             let state = &mut self.state[g.start * stride..g.end * stride];
             let chunk_state = (CHUNK * stride).max(1);
             let results: Vec<Result<(), DemError>> = if stride == 0 {
-                slots.par_chunks_mut(CHUNK).map(|c| process_chunk(cx, c, &mut [], 0)).collect()
+                slots
+                    .par_chunks_mut(CHUNK)
+                    .map(|c| process_chunk(cx, c, &mut [], 0))
+                    .collect()
             } else {
                 slots
                     .par_chunks_mut(CHUNK)
@@ -238,11 +262,29 @@ impl Contacts {
     }
 }
 
-fn call_error(cx: &StepContext<'_>, s: &Slot, plugin: &str, functor: &str, message: String) -> DemError {
-    DemError::PluginCall { step: cx.step, plugin: plugin.into(), functor: functor.into(), a: s.a, b: s.b, message }
+fn call_error(
+    cx: &StepContext<'_>,
+    s: &Slot,
+    plugin: &str,
+    functor: &str,
+    message: String,
+) -> DemError {
+    DemError::PluginCall {
+        step: cx.step,
+        plugin: plugin.into(),
+        functor: functor.into(),
+        a: s.a,
+        b: s.b,
+        message,
+    }
 }
 
-fn process_chunk(cx: &StepContext<'_>, slots: &mut [Slot], state: &mut [f64], stride: usize) -> Result<(), DemError> {
+fn process_chunk(
+    cx: &StepContext<'_>,
+    slots: &mut [Slot],
+    state: &mut [f64],
+    stride: usize,
+) -> Result<(), DemError> {
     let p = cx.particles;
     let geom = &cx.dispatch.geoms[slots[0].geom as usize];
     let law = &cx.dispatch.laws[slots[0].law as usize];
@@ -253,13 +295,26 @@ fn process_chunk(cx: &StepContext<'_>, slots: &mut [Slot], state: &mut [f64], st
         .map(|s| {
             let (b1, b2) = s.bodies();
             let distance = law.distance + if s.active { cx.eps } else { 0.0 };
-            GeomInput { b1: view(p, b1), b2: view(p, b2), distance }
+            GeomInput {
+                b1: view(p, b1),
+                b2: view(p, b2),
+                distance,
+            }
         })
         .collect();
     let mut raw = vec![RawGeom::default(); slots.len()];
-    if let RResult::RErr(e) = geom.functor.geom_batch(inputs.as_slice().into(), raw.as_mut_slice().into()) {
+    if let RResult::RErr(e) = geom
+        .functor
+        .geom_batch(inputs.as_slice().into(), raw.as_mut_slice().into())
+    {
         let s = &slots[(e.index as usize).min(slots.len() - 1)];
-        return Err(call_error(cx, s, &geom.plugin, &geom.name, e.message.to_string()));
+        return Err(call_error(
+            cx,
+            s,
+            &geom.plugin,
+            &geom.name,
+            e.message.to_string(),
+        ));
     }
 
     // 2. Lifecycle and L6Geom.
@@ -268,7 +323,13 @@ fn process_chunk(cx: &StepContext<'_>, slots: &mut [Slot], state: &mut [f64], st
         s.new = false;
         if g.touching == 0 || !(g.gap.is_finite() && g.normal.is_finite() && g.point.is_finite()) {
             if g.touching != 0 {
-                return Err(call_error(cx, s, &geom.plugin, &geom.name, format!("returned non-finite geometry {g:?}")));
+                return Err(call_error(
+                    cx,
+                    s,
+                    &geom.plugin,
+                    &geom.name,
+                    format!("returned non-finite geometry {g:?}"),
+                ));
             }
             if s.active {
                 tracing::debug!(target: "dem::contact", event = "end", a = s.a, b = s.b, t = cx.time, gap = g.gap);
@@ -282,7 +343,10 @@ fn process_chunk(cx: &StepContext<'_>, slots: &mut [Slot], state: &mut [f64], st
             s.l6.update(g, &k1, &k2, cx.dt, &cx.l6);
         } else {
             s.l6 = L6State::create(g, &k1, &k2, &cx.l6);
-            s.onset = Onset { time: cx.time, normal_velocity: s.l6.u_dot.x };
+            s.onset = Onset {
+                time: cx.time,
+                normal_velocity: s.l6.u_dot.x,
+            };
             s.active = true;
             s.new = true;
             tracing::debug!(
@@ -308,7 +372,10 @@ fn process_chunk(cx: &StepContext<'_>, slots: &mut [Slot], state: &mut [f64], st
                 pair: LawPair {
                     radius: s.l6.lens,
                     mass: [p.law_mass(b1), p.law_mass(b2)],
-                    material: [cx.materials[p.material[b1] as usize], cx.materials[p.material[b2] as usize]],
+                    material: [
+                        cx.materials[p.material[b1] as usize],
+                        cx.materials[p.material[b2] as usize],
+                    ],
                 },
                 onset: s.onset,
                 dt: cx.dt,
@@ -321,18 +388,38 @@ fn process_chunk(cx: &StepContext<'_>, slots: &mut [Slot], state: &mut [f64], st
         law_state.extend_from_slice(&state[i * stride..i * stride + n]);
     }
     let mut outs = vec![LawOutput::default(); live.len()];
-    if let RResult::RErr(e) = law.law.law_batch(law_inputs.as_slice().into(), law_state.as_mut_slice().into(), outs.as_mut_slice().into()) {
+    if let RResult::RErr(e) = law.law.law_batch(
+        law_inputs.as_slice().into(),
+        law_state.as_mut_slice().into(),
+        outs.as_mut_slice().into(),
+    ) {
         let s = &slots[live[(e.index as usize).min(live.len() - 1)]];
-        return Err(call_error(cx, s, &law.plugin, &law.name, e.message.to_string()));
+        return Err(call_error(
+            cx,
+            s,
+            &law.plugin,
+            &law.name,
+            e.message.to_string(),
+        ));
     }
 
     // 4. Local to global.
     for (k, &i) in live.iter().enumerate() {
         let s = &mut slots[i];
         let o = outs[k];
-        let finite = o.force.is_finite() && o.torque.is_finite() && [o.elastic, o.friction, o.damping].iter().all(|x| x.is_finite());
+        let finite = o.force.is_finite()
+            && o.torque.is_finite()
+            && [o.elastic, o.friction, o.damping]
+                .iter()
+                .all(|x| x.is_finite());
         if !finite {
-            return Err(call_error(cx, s, &law.plugin, &law.name, format!("returned a non-finite result {o:?}")));
+            return Err(call_error(
+                cx,
+                s,
+                &law.plugin,
+                &law.name,
+                format!("returned a non-finite result {o:?}"),
+            ));
         }
         state[i * stride..i * stride + n].copy_from_slice(&law_state[k * n..(k + 1) * n]);
         let tt = s.l6.frame.transpose();
@@ -341,7 +428,10 @@ fn process_chunk(cx: &StepContext<'_>, slots: &mut [Slot], state: &mut [f64], st
         let (b1, b2) = s.bodies();
         let c = s.l6.point;
         s.force = f;
-        s.torque = [(c - p.pos[b1]).cross(&(-f)) - extra, (c - p.pos[b2]).cross(&f) + extra];
+        s.torque = [
+            (c - p.pos[b1]).cross(&(-f)) - extra,
+            (c - p.pos[b2]).cross(&f) + extra,
+        ];
         s.out = o;
     }
     Ok(())

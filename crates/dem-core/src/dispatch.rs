@@ -55,7 +55,10 @@ fn params_text(p: &Option<Box<ron::value::RawValue>>) -> &str {
 fn locate_params(scene: &Scene, p: &Option<Box<ron::value::RawValue>>, e: DemError) -> DemError {
     match (p, e) {
         (Some(raw), DemError::Scene(msg)) => match scene.locate(raw.get_ron()) {
-            Some((line, col)) => DemError::Scene(format!("{}:{line}:{col}: params of {msg}", scene.origin.display())),
+            Some((line, col)) => DemError::Scene(format!(
+                "{}:{line}:{col}: params of {msg}",
+                scene.origin.display()
+            )),
             None => DemError::Scene(format!("{}: {msg}", scene.origin.display())),
         },
         (_, e) => e,
@@ -97,19 +100,31 @@ impl Dispatch {
                 [] => {
                     let all: Vec<String> = plugins
                         .functors(FunctorRole::Geometry)
-                        .map(|(p, f)| format!("{} [{} + {}] in {}", f.name, f.shapes[0], f.shapes[1], p.name))
+                        .map(|(p, f)| {
+                            format!(
+                                "{} [{} + {}] in {}",
+                                f.name, f.shapes[0], f.shapes[1], p.name
+                            )
+                        })
                         .collect();
                     return Err(scene.error(format!(
                         "no geometry functor for shapes {pair}{}; loaded geometry functors: {}",
                         chosen.map_or(String::new(), |c| format!(" named `{}`", c.functor)),
-                        if all.is_empty() { "none".into() } else { all.join("; ") }
+                        if all.is_empty() {
+                            "none".into()
+                        } else {
+                            all.join("; ")
+                        }
                     )));
                 }
                 many => {
                     return Err(scene.error(format!(
                         "shapes {pair} are served by several functors ({}); choose one with \
                          geometry: [(shapes: (\"{}\", \"{}\"), functor: \"...\")]",
-                        many.iter().map(|o| format!("{} in {}", o.0, o.1)).collect::<Vec<_>>().join(", "),
+                        many.iter()
+                            .map(|o| format!("{} in {}", o.0, o.1))
+                            .collect::<Vec<_>>()
+                            .join(", "),
                         ka.name(),
                         kb.name()
                     )))
@@ -118,13 +133,23 @@ impl Dispatch {
             let idx = match geoms.iter().position(|g| g.name == name) {
                 Some(i) => i,
                 None => {
-                    let params = chosen.and_then(|c| c.params.as_ref().map(|_| &c.params)).unwrap_or(&None);
-                    let functor = plugins.new_geometry(&name, params_text(params)).map_err(|e| locate_params(scene, params, e))?;
-                    geoms.push(GeomEntry { name, plugin, functor });
+                    let params = chosen
+                        .and_then(|c| c.params.as_ref().map(|_| &c.params))
+                        .unwrap_or(&None);
+                    let functor = plugins
+                        .new_geometry(&name, params_text(params))
+                        .map_err(|e| locate_params(scene, params, e))?;
+                    geoms.push(GeomEntry {
+                        name,
+                        plugin,
+                        functor,
+                    });
                     geoms.len() - 1
                 }
             };
+            // Candidate pairs come ordered by particle id, so both kind orders are needed.
             shape_table.insert((ka, kb), (idx as u16, swap));
+            shape_table.insert((kb, ka), (idx as u16, !swap));
         }
 
         let mut laws = Vec::new();
@@ -140,7 +165,9 @@ impl Dispatch {
                 }
             };
             let (a, b) = (ids(&choice.materials.0)?, ids(&choice.materials.1)?);
-            let law = plugins.new_law(&choice.law, params_text(&choice.params)).map_err(|e| locate_params(scene, &choice.params, e))?;
+            let law = plugins
+                .new_law(&choice.law, params_text(&choice.params))
+                .map_err(|e| locate_params(scene, &choice.params, e))?;
             let plugin = plugins.find(FunctorRole::Law, &choice.law)?.name.clone();
             let idx = laws.len() as u16;
             for &ma in &a {
@@ -158,6 +185,11 @@ impl Dispatch {
                 law,
             });
         }
-        Ok(Dispatch { geoms, shape_table, laws, law_table })
+        Ok(Dispatch {
+            geoms,
+            shape_table,
+            laws,
+            law_table,
+        })
     }
 }

@@ -46,7 +46,12 @@ impl Ledger {
 
     /// The conserved total.
     pub fn total(&self) -> f64 {
-        self.kinetic + self.rotational + self.potential + self.elastic + self.friction + self.damping
+        self.kinetic
+            + self.rotational
+            + self.potential
+            + self.elastic
+            + self.friction
+            + self.damping
             + self.nonviscous
             - self.boundary_work
     }

@@ -45,7 +45,11 @@ impl Integrator {
     /// Sets forces to gravity and torques to zero (step 1 of the loop).
     pub fn reset_forces(&self, p: &mut Particles) {
         for i in 0..p.len() {
-            p.force[i] = if p.mass[i].is_finite() { self.gravity * p.mass[i] } else { Vector3::zeros() };
+            p.force[i] = if p.mass[i].is_finite() {
+                self.gravity * p.mass[i]
+            } else {
+                Vector3::zeros()
+            };
             p.torque[i] = Vector3::zeros();
         }
     }

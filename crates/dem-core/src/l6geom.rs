@@ -41,7 +41,12 @@ pub struct L6Options {
 
 impl Default for L6Options {
     fn default() -> Self {
-        L6Options { no_ratch: true, no_mid_normal: false, no_renorm: false, no_mid_frame: false }
+        L6Options {
+            no_ratch: true,
+            no_mid_normal: false,
+            no_renorm: false,
+            no_mid_frame: false,
+        }
     }
 }
 
@@ -81,7 +86,14 @@ pub struct L6State {
     pub area: f64,
 }
 
-fn branch(raw: &RawGeom, body: &BodyKin, radius: f64, sign: f64, n: &Vector3<f64>, opt: &L6Options) -> Vector3<f64> {
+fn branch(
+    raw: &RawGeom,
+    body: &BodyKin,
+    radius: f64,
+    sign: f64,
+    n: &Vector3<f64>,
+    opt: &L6Options,
+) -> Vector3<f64> {
     if opt.no_ratch && radius.is_finite() {
         n * (sign * radius)
     } else {
@@ -89,7 +101,13 @@ fn branch(raw: &RawGeom, body: &BodyKin, radius: f64, sign: f64, n: &Vector3<f64
     }
 }
 
-fn relative_velocity(raw: &RawGeom, b1: &BodyKin, b2: &BodyKin, n: &Vector3<f64>, opt: &L6Options) -> Vector3<f64> {
+fn relative_velocity(
+    raw: &RawGeom,
+    b1: &BodyKin,
+    b2: &BodyKin,
+    n: &Vector3<f64>,
+    opt: &L6Options,
+) -> Vector3<f64> {
     let br1 = branch(raw, b1, raw.radius1, 1.0, n, opt);
     let br2 = branch(raw, b2, raw.radius2, -1.0, n, opt);
     (b2.vel + b2.angvel.cross(&br2)) - (b1.vel + b1.angvel.cross(&br1))
@@ -97,7 +115,11 @@ fn relative_velocity(raw: &RawGeom, b1: &BodyKin, b2: &BodyKin, n: &Vector3<f64>
 
 /// The deterministic initial frame for normal `n` (unit).
 pub fn initial_frame(n: &Vector3<f64>) -> Matrix3<f64> {
-    let helper = if n.y.abs() < n.z.abs() { Vector3::y() } else { Vector3::z() };
+    let helper = if n.y.abs() < n.z.abs() {
+        Vector3::y()
+    } else {
+        Vector3::z()
+    };
     let mut y = n.cross(&helper);
     y -= n * n.dot(&y);
     let y = y.normalize();
@@ -131,7 +153,11 @@ impl L6State {
         let n_prev: Vector3<f64> = self.frame.row(0).transpose();
         let n = *raw.normal.na();
         let o_r = n_prev.cross(&n);
-        let mut n_mid = if opt.no_mid_normal { n_prev } else { 0.5 * (n_prev + n) };
+        let mut n_mid = if opt.no_mid_normal {
+            n_prev
+        } else {
+            0.5 * (n_prev + n)
+        };
         if !opt.no_renorm {
             n_mid.normalize_mut();
         }
@@ -144,11 +170,19 @@ impl L6State {
             let v = r.transpose();
             (v - v.cross(&o_r) - v.cross(&o_t)).transpose()
         };
-        let mut frame = Matrix3::from_rows(&[n.transpose(), rot(prev.row(1).into_owned()), rot(prev.row(2).into_owned())]);
+        let mut frame = Matrix3::from_rows(&[
+            n.transpose(),
+            rot(prev.row(1).into_owned()),
+            rot(prev.row(2).into_owned()),
+        ]);
         if !opt.no_renorm {
             frame = orthonormalize(&frame);
         }
-        let mid = if opt.no_mid_frame { prev } else { slerp_half(&prev, &frame) };
+        let mid = if opt.no_mid_frame {
+            prev
+        } else {
+            slerp_half(&prev, &frame)
+        };
 
         let mut u_dot = mid * v_t;
         u_dot.x = (raw.gap - self.u.x) / dt;
@@ -189,8 +223,17 @@ fn orthonormalize(m: &Matrix3<f64>) -> Matrix3<f64> {
     Matrix3::from_rows(&[x.transpose(), y.transpose(), z.transpose()])
 }
 
+/// Spherical interpolation half-way between two rotations: for unit quaternions on the
+/// same hemisphere this is exactly `normalize(qa + qb)` (no acos near 1, no round-off
+/// growth for the tiny per-step rotations of a contact frame).
 fn slerp_half(a: &Matrix3<f64>, b: &Matrix3<f64>) -> Matrix3<f64> {
     let qa = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*a));
     let qb = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*b));
-    qa.slerp(&qb, 0.5).to_rotation_matrix().into_inner()
+    let (qa, mut qb) = (qa.into_inner(), qb.into_inner());
+    if qa.dot(&qb) < 0.0 {
+        qb = -qb;
+    }
+    UnitQuaternion::new_normalize(qa + qb)
+        .to_rotation_matrix()
+        .into_inner()
 }

@@ -77,7 +77,8 @@ pub fn summarize_load_error(e: &LibraryError) -> String {
 }
 
 fn is_library(p: &Path) -> bool {
-    p.extension().is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+    p.extension()
+        .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
 }
 
 impl PluginSet {
@@ -90,10 +91,18 @@ impl PluginSet {
         if let Some(i) = self.plugins.iter().position(|p| p.path == path) {
             return Ok(&self.plugins[i]);
         }
-        let fail = |reason: String| DemError::Plugin { path: path.clone(), reason };
+        let fail = |reason: String| DemError::Plugin {
+            path: path.clone(),
+            reason,
+        };
         let header = lib_header_from_path(&path).map_err(|e| fail(summarize_load_error(&e)))?;
-        let root = header.init_root_module::<PluginRootRef>().map_err(|e| fail(summarize_load_error(&e)))?;
-        let logger = HostLogger { log: host_log, max_level: LogLevel::Trace };
+        let root = header
+            .init_root_module::<PluginRootRef>()
+            .map_err(|e| fail(summarize_load_error(&e)))?;
+        let logger = HostLogger {
+            log: host_log,
+            max_level: LogLevel::Trace,
+        };
         (root.set_logger())(logger);
         let plugin = Plugin {
             name: (root.name())().to_string(),
@@ -110,8 +119,14 @@ impl PluginSet {
     /// Loads every library in `dir`. Files that are not dem plugins are skipped; dem plugins
     /// that cannot be loaded are recorded in `refused` (an error only if a scene needs them).
     pub fn scan(&mut self, dir: &Path) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| is_library(p)).collect();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| is_library(p))
+            .collect();
         files.sort();
         for f in files {
             if let Err(DemError::Plugin { path, reason }) = self.load(&f) {
@@ -127,7 +142,10 @@ impl PluginSet {
     /// `DEM_PLUGIN_PATH` (separated like `PATH`).
     pub fn default_dirs() -> Vec<PathBuf> {
         let mut dirs = Vec::new();
-        if let Some(d) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        if let Some(d) = std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(Path::to_path_buf))
+        {
             dirs.push(d);
         }
         if let Some(p) = std::env::var_os("DEM_PLUGIN_PATH") {
@@ -138,19 +156,35 @@ impl PluginSet {
 
     /// Every (plugin, functor) of the given role.
     pub fn functors(&self, role: FunctorRole) -> impl Iterator<Item = (&Plugin, &FunctorInfo)> {
-        self.plugins.iter().flat_map(move |p| p.functors.iter().filter(move |f| f.role == role).map(move |f| (p, f)))
+        self.plugins.iter().flat_map(move |p| {
+            p.functors
+                .iter()
+                .filter(move |f| f.role == role)
+                .map(move |f| (p, f))
+        })
     }
 
     /// The plugin offering the functor `name` with `role`; an error if none or several do.
     pub fn find(&self, role: FunctorRole, name: &str) -> Result<&Plugin, DemError> {
-        let offering: Vec<&Plugin> = self.functors(role).filter(|(_, f)| f.name == name).map(|(p, _)| p).collect();
+        let offering: Vec<&Plugin> = self
+            .functors(role)
+            .filter(|(_, f)| f.name == name)
+            .map(|(p, _)| p)
+            .collect();
         match offering.as_slice() {
             [one] => Ok(one),
             [] => {
-                let known: Vec<String> = self.functors(role).map(|(p, f)| format!("{} ({})", f.name, p.name)).collect();
+                let known: Vec<String> = self
+                    .functors(role)
+                    .map(|(p, f)| format!("{} ({})", f.name, p.name))
+                    .collect();
                 let mut msg = format!(
                     "no loaded plugin offers `{name}`; available: {}",
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
                 );
                 for (path, why) in &self.refused {
                     msg.push_str(&format!("\n  refused {}: {why}", path.display()));
@@ -159,7 +193,10 @@ impl PluginSet {
             }
             many => Err(DemError::Scene(format!(
                 "`{name}` is offered by several plugins: {}",
-                many.iter().map(|p| p.path.display().to_string()).collect::<Vec<_>>().join(", ")
+                many.iter()
+                    .map(|p| p.path.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))),
         }
     }

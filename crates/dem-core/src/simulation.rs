@@ -56,15 +56,26 @@ impl Simulation {
     /// Builds a simulation from a parsed scene with the given plugins.
     pub fn new(scene: Scene, plugins: &PluginSet) -> Result<Simulation, DemError> {
         let names: Vec<String> = scene.materials.keys().cloned().collect();
-        let index: BTreeMap<String, u32> = names.iter().enumerate().map(|(i, n)| (n.clone(), i as u32)).collect();
+        let index: BTreeMap<String, u32> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
         let materials: Vec<Material> = scene
             .materials
             .values()
-            .map(|m| Material { density: m.density, young: m.young, poisson: m.poisson, friction: m.friction })
+            .map(|m| Material {
+                density: m.density,
+                young: m.young,
+                poisson: m.poisson,
+                friction: m.friction,
+            })
             .collect();
         for (name, m) in &scene.materials {
             if !(m.density > 0.0 && m.young > 0.0 && m.friction >= 0.0) {
-                return Err(scene.error(format!("materials.{name}: density and young must be > 0, friction >= 0")));
+                return Err(scene.error(format!(
+                    "materials.{name}: density and young must be > 0, friction >= 0"
+                )));
             }
         }
         let mut particles = Particles::default();
@@ -73,9 +84,14 @@ impl Simulation {
         // Shape-kind pairs and material pairs the broad phase can produce.
         let mut kinds = BTreeSet::new();
         let mut mats = BTreeSet::new();
-        let bounded: Vec<usize> = (0..particles.len()).filter(|&i| particles.shape[i].bounding_radius().is_some()).collect();
-        let kind_set: BTreeSet<_> = (0..particles.len()).map(|i| particles.shape[i].kind()).collect();
-        let bounded_kinds: BTreeSet<_> = bounded.iter().map(|&i| particles.shape[i].kind()).collect();
+        let bounded: Vec<usize> = (0..particles.len())
+            .filter(|&i| particles.shape[i].bounding_radius().is_some())
+            .collect();
+        let kind_set: BTreeSet<_> = (0..particles.len())
+            .map(|i| particles.shape[i].kind())
+            .collect();
+        let bounded_kinds: BTreeSet<_> =
+            bounded.iter().map(|&i| particles.shape[i].kind()).collect();
         let all_mats: BTreeSet<u32> = particles.material.iter().copied().collect();
         let bounded_mats: BTreeSet<u32> = bounded.iter().map(|&i| particles.material[i]).collect();
         for &kb in &bounded_kinds {
@@ -101,26 +117,34 @@ impl Simulation {
         if !(0.0..1.0).contains(&scene.damping) {
             return Err(scene.error(format!("damping: must be in [0, 1), got {}", scene.damping)));
         }
-        let rmax = bounded.iter().filter_map(|&i| particles.shape[i].bounding_radius()).fold(0.0, f64::max);
-        let reach = dispatch.laws.iter().map(|l| l.distance).fold(0.0, f64::max) + scene.contacts.contact_eps;
+        let rmax = bounded
+            .iter()
+            .filter_map(|&i| particles.shape[i].bounding_radius())
+            .fold(0.0, f64::max);
+        let reach = dispatch.laws.iter().map(|l| l.distance).fold(0.0, f64::max)
+            + scene.contacts.contact_eps;
         let skin = scene.contacts.skin * rmax;
-        if !(skin > 0.0) {
-            return Err(scene.error("contacts.skin: must be positive (and the scene needs at least one sphere)"));
+        if !positive(skin) {
+            return Err(scene.error(
+                "contacts.skin: must be positive (and the scene needs at least one sphere)",
+            ));
         }
 
         let critical_dt = critical_step(&particles, &materials, &dispatch);
         let dt = match scene.timestep {
             TimeStep::Fixed(dt) => {
-                if !(dt > 0.0) {
+                if !positive(dt) {
                     return Err(scene.error(format!("timestep: Fixed({dt}) must be positive")));
                 }
                 if dt > critical_dt {
-                    tracing::warn!("time step {dt:e} s exceeds the critical step estimate {critical_dt:e} s");
+                    tracing::warn!(
+                        "time step {dt:e} s exceeds the critical step estimate {critical_dt:e} s"
+                    );
                 }
                 dt
             }
             TimeStep::Critical(f) => {
-                if !(f > 0.0 && f <= 1.0) || !critical_dt.is_finite() {
+                if !(positive(f) && f <= 1.0 && critical_dt.is_finite()) {
                     return Err(scene.error(format!("timestep: Critical({f}) needs a fraction in (0, 1] and contacts with a finite stiffness")));
                 }
                 f * critical_dt
@@ -131,7 +155,11 @@ impl Simulation {
             Duration::Time(t) => (t / dt).ceil() as u64,
         };
         let g = scene.gravity;
-        let integrator = Integrator { gravity: Vector3::new(g[0], g[1], g[2]), damping: scene.damping, dt };
+        let integrator = Integrator {
+            gravity: Vector3::new(g[0], g[1], g[2]),
+            damping: scene.damping,
+            dt,
+        };
         let eps = scene.contacts.contact_eps;
         let l6 = scene.contacts.l6geom;
         Ok(Simulation {
@@ -166,7 +194,8 @@ impl Simulation {
         self.integrator.reset_forces(p);
         if self.verlet.stale(p) {
             self.verlet.rebuild(p, self.reach, self.skin);
-            self.contacts.rebuild(&self.verlet.pairs, p, &self.dispatch)?;
+            self.contacts
+                .rebuild(&self.verlet.pairs, p, &self.dispatch)?;
         }
         let cx = StepContext {
             particles: p,
@@ -222,6 +251,11 @@ impl Simulation {
     }
 }
 
+/// True for a finite number above zero (false for NaN).
+fn positive(x: f64) -> bool {
+    x > 0.0 && x.is_finite()
+}
+
 /// `min sqrt(m_i / k_i)` over particles of finite mass, where `k_i` is the largest
 /// stiffness any law of the scene shows for particle `i` against a copy of itself of any
 /// material present, or against a wall of any material present.
@@ -229,18 +263,30 @@ fn critical_step(p: &Particles, materials: &[Material], d: &Dispatch) -> f64 {
     let present: BTreeSet<u32> = p.material.iter().copied().collect();
     let mut best = f64::INFINITY;
     for i in 0..p.len() {
-        let (m, Some(r)) = (p.mass[i], p.shape[i].bounding_radius()) else { continue };
+        let (m, Some(r)) = (p.mass[i], p.shape[i].bounding_radius()) else {
+            continue;
+        };
         if !m.is_finite() {
             continue;
         }
         let mi = p.material[i];
         let mut k: f64 = 0.0;
         for &mj in &present {
-            let Some(&law) = d.law_table.get(&(mi, mj)) else { continue };
+            let Some(&law) = d.law_table.get(&(mi, mj)) else {
+                continue;
+            };
             let law = &d.laws[law as usize].law;
             let mat = [materials[mi as usize], materials[mj as usize]];
-            let twin = LawPair { radius: [r, r], mass: [m, m], material: mat };
-            let wall = LawPair { radius: [r, f64::INFINITY], mass: [m, f64::INFINITY], material: mat };
+            let twin = LawPair {
+                radius: [r, r],
+                mass: [m, m],
+                material: mat,
+            };
+            let wall = LawPair {
+                radius: [r, f64::INFINITY],
+                mass: [m, f64::INFINITY],
+                material: mat,
+            };
             k = k.max(law.stiffness(&twin)).max(law.stiffness(&wall));
         }
         if k > 0.0 {

@@ -66,26 +66,52 @@ mod tests {
     use dem_api::{Quat, ShapeView, SphereShape, Vec3};
 
     fn body(pos: Vec3, s: &SphereShape) -> BodyView<'_> {
-        BodyView { pos, ori: Quat::IDENTITY, vel: Vec3::ZERO, angvel: Vec3::ZERO, shape: ShapeView::of_sphere(s) }
+        BodyView {
+            pos,
+            ori: Quat::IDENTITY,
+            vel: Vec3::ZERO,
+            angvel: Vec3::ZERO,
+            shape: ShapeView::of_sphere(s),
+        }
     }
 
     #[test]
     fn overlap_gap_point_and_normal() {
         let (s1, s2) = (SphereShape { radius: 1.0 }, SphereShape { radius: 0.5 });
-        let g = SphereSphere.geom(&body(Vec3::ZERO, &s1), &body(Vec3::new(0.0, 1.4, 0.0), &s2), 0.0).unwrap();
+        let g = SphereSphere
+            .geom(
+                &body(Vec3::ZERO, &s1),
+                &body(Vec3::new(0.0, 1.4, 0.0), &s2),
+                0.0,
+            )
+            .unwrap();
         assert!((g.gap + 0.1).abs() < 1e-15);
         assert_eq!(g.normal, Vec3::new(0.0, 1.0, 0.0));
         assert!((g.point.y - 0.95).abs() < 1e-15);
-        assert!(SphereSphere.geom(&body(Vec3::ZERO, &s1), &body(Vec3::new(0.0, 1.6, 0.0), &s2), 0.0).is_none());
+        assert!(SphereSphere
+            .geom(
+                &body(Vec3::ZERO, &s1),
+                &body(Vec3::new(0.0, 1.6, 0.0), &s2),
+                0.0
+            )
+            .is_none());
         // Within the interaction distance, a gap is reported too.
-        let g = SphereSphere.geom(&body(Vec3::ZERO, &s1), &body(Vec3::new(0.0, 1.6, 0.0), &s2), 0.2).unwrap();
+        let g = SphereSphere
+            .geom(
+                &body(Vec3::ZERO, &s1),
+                &body(Vec3::new(0.0, 1.6, 0.0), &s2),
+                0.2,
+            )
+            .unwrap();
         assert!((g.gap - 0.1).abs() < 1e-15);
     }
 
     #[test]
     fn coincident_centres_give_a_finite_normal() {
         let s = SphereShape { radius: 1.0 };
-        let g = SphereSphere.geom(&body(Vec3::ZERO, &s), &body(Vec3::ZERO, &s), 0.0).unwrap();
+        let g = SphereSphere
+            .geom(&body(Vec3::ZERO, &s), &body(Vec3::ZERO, &s), 0.0)
+            .unwrap();
         assert_eq!(g.normal, Vec3::new(1.0, 0.0, 0.0));
         assert_eq!(g.gap, -2.0);
     }

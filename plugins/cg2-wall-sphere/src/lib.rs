@@ -68,10 +68,23 @@ mod tests {
     use dem_api::{Quat, ShapeView, SphereShape, Vec3, WallShape};
 
     fn check(sense: i32, z: f64) -> Option<RawGeom> {
-        let w = WallShape { normal: Vec3::new(0.0, 0.0, 1.0), sense };
+        let w = WallShape {
+            normal: Vec3::new(0.0, 0.0, 1.0),
+            sense,
+        };
         let s = SphereShape { radius: 0.5 };
-        let wall = BodyView { pos: Vec3::ZERO, ori: Quat::IDENTITY, vel: Vec3::ZERO, angvel: Vec3::ZERO, shape: ShapeView::of_wall(&w) };
-        let sph = BodyView { pos: Vec3::new(1.0, 2.0, z), shape: ShapeView::of_sphere(&s), ..wall };
+        let wall = BodyView {
+            pos: Vec3::ZERO,
+            ori: Quat::IDENTITY,
+            vel: Vec3::ZERO,
+            angvel: Vec3::ZERO,
+            shape: ShapeView::of_wall(&w),
+        };
+        let sph = BodyView {
+            pos: Vec3::new(1.0, 2.0, z),
+            shape: ShapeView::of_sphere(&s),
+            ..wall
+        };
         WallSphere.geom(&wall, &sph, 0.0)
     }
 

@@ -43,7 +43,13 @@ pub struct Params {
 
 impl Default for Params {
     fn default() -> Self {
-        Params { kn: None, kt_kn: 0.2, restitution: None, friction: None, attraction: false }
+        Params {
+            kn: None,
+            kt_kn: 0.2,
+            restitution: None,
+            friction: None,
+            attraction: false,
+        }
     }
 }
 
@@ -82,11 +88,31 @@ impl Law for LinearElPl {
         default) and incremental tangential spring with Coulomb slip; damping from a requested \
         restitution coefficient; energy booked for the ledger.";
     const PARAMS: &'static [Param] = &[
-        Param { name: "kn", unit: "N/m", doc: "fixed normal stiffness; default: series of 2 E_i r_i" },
-        Param { name: "kt_kn", unit: "-", doc: "tangential / normal stiffness ratio" },
-        Param { name: "restitution", unit: "-", doc: "normal coefficient of restitution e in (0,1]; none = undamped" },
-        Param { name: "friction", unit: "-", doc: "Coulomb coefficient; default min of the materials'" },
-        Param { name: "attraction", unit: "flag", doc: "allow the damped normal force to pull" },
+        Param {
+            name: "kn",
+            unit: "N/m",
+            doc: "fixed normal stiffness; default: series of 2 E_i r_i",
+        },
+        Param {
+            name: "kt_kn",
+            unit: "-",
+            doc: "tangential / normal stiffness ratio",
+        },
+        Param {
+            name: "restitution",
+            unit: "-",
+            doc: "normal coefficient of restitution e in (0,1]; none = undamped",
+        },
+        Param {
+            name: "friction",
+            unit: "-",
+            doc: "Coulomb coefficient; default min of the materials'",
+        },
+        Param {
+            name: "attraction",
+            unit: "flag",
+            doc: "allow the damped normal force to pull",
+        },
     ];
     const STATE_LEN: usize = 3;
 
@@ -134,7 +160,11 @@ impl Law for LinearElPl {
         state[2] = f_damp;
 
         // Tangential: incremental spring, Coulomb limit.
-        let mu = self.p.friction.unwrap_or(input.pair.material[0].friction.min(input.pair.material[1].friction));
+        let mu = self.p.friction.unwrap_or(
+            input.pair.material[0]
+                .friction
+                .min(input.pair.material[1].friction),
+        );
         let prev = [state[0], state[1]];
         let mut ft = [prev[0] - kt * g.u_dot.y * dt, prev[1] - kt * g.u_dot.z * dt];
         let trial = ft;
@@ -145,14 +175,27 @@ impl Law for LinearElPl {
             let s = if size > 0.0 { limit / size } else { 0.0 };
             ft = [ft[0] * s, ft[1] * s];
             if kt > 0.0 {
-                friction = ((prev[0] + ft[0]) * (trial[0] - ft[0]) + (prev[1] + ft[1]) * (trial[1] - ft[1])) / (2.0 * kt);
+                friction = ((prev[0] + ft[0]) * (trial[0] - ft[0])
+                    + (prev[1] + ft[1]) * (trial[1] - ft[1]))
+                    / (2.0 * kt);
             }
         }
         state[0] = ft[0];
         state[1] = ft[1];
 
-        let elastic = f_el * f_el / (2.0 * kn) + if kt > 0.0 { (ft[0] * ft[0] + ft[1] * ft[1]) / (2.0 * kt) } else { 0.0 };
-        LawOutput { force: Vec3::new(f_n, ft[0], ft[1]), torque: Vec3::ZERO, elastic, friction, damping }
+        let elastic = f_el * f_el / (2.0 * kn)
+            + if kt > 0.0 {
+                (ft[0] * ft[0] + ft[1] * ft[1]) / (2.0 * kt)
+            } else {
+                0.0
+            };
+        LawOutput {
+            force: Vec3::new(f_n, ft[0], ft[1]),
+            torque: Vec3::ZERO,
+            elastic,
+            friction,
+            damping,
+        }
     }
 }
 
@@ -164,10 +207,23 @@ mod tests {
     use dem_api::{L6Geom, Material};
 
     fn input(u: Vec3, u_dot: Vec3) -> LawInput {
-        let m = Material { density: 1000.0, young: 1e6, poisson: 0.3, friction: 0.5 };
+        let m = Material {
+            density: 1000.0,
+            young: 1e6,
+            poisson: 0.3,
+            friction: 0.5,
+        };
         LawInput {
-            geom: L6Geom { u, u_dot, ..Default::default() },
-            pair: LawPair { radius: [0.01, 0.01], mass: [1.0, 1.0], material: [m, m] },
+            geom: L6Geom {
+                u,
+                u_dot,
+                ..Default::default()
+            },
+            pair: LawPair {
+                radius: [0.01, 0.01],
+                mass: [1.0, 1.0],
+                material: [m, m],
+            },
             dt: 1e-3,
             ..Default::default()
         }
@@ -187,10 +243,18 @@ mod tests {
 
     #[test]
     fn coulomb_limit_and_booked_slip() {
-        let law = LinearElPl::new(Params { kn: Some(1000.0), kt_kn: 1.0, ..Default::default() }).unwrap();
+        let law = LinearElPl::new(Params {
+            kn: Some(1000.0),
+            kt_kn: 1.0,
+            ..Default::default()
+        })
+        .unwrap();
         let mut s = [0.0; 3];
         // F_n = 1 N, mu = 0.5; a large slide must be capped at 0.5 N, opposing the motion.
-        let out = law.law(&input(Vec3::new(-1e-3, 0.0, 0.0), Vec3::new(0.0, 10.0, 0.0)), &mut s);
+        let out = law.law(
+            &input(Vec3::new(-1e-3, 0.0, 0.0), Vec3::new(0.0, 10.0, 0.0)),
+            &mut s,
+        );
         assert!((out.force.y + 0.5).abs() < 1e-12);
         assert!(out.friction > 0.0);
         // Work done against the contact = stored + dissipated (trapezoid, from zero force).
@@ -203,15 +267,32 @@ mod tests {
     fn no_attraction_unless_asked() {
         let mut s = [0.0; 3];
         let sep = input(Vec3::new(-1e-6, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.0));
-        let law = LinearElPl::new(Params { restitution: Some(0.5), ..Default::default() }).unwrap();
+        let law = LinearElPl::new(Params {
+            restitution: Some(0.5),
+            ..Default::default()
+        })
+        .unwrap();
         assert_eq!(law.law(&sep, &mut s).force.x, 0.0);
-        let law = LinearElPl::new(Params { restitution: Some(0.5), attraction: true, ..Default::default() }).unwrap();
+        let law = LinearElPl::new(Params {
+            restitution: Some(0.5),
+            attraction: true,
+            ..Default::default()
+        })
+        .unwrap();
         assert!(law.law(&sep, &mut [0.0; 3]).force.x < 0.0);
     }
 
     #[test]
     fn bad_parameters_are_refused() {
-        assert!(LinearElPl::new(Params { restitution: Some(0.0), ..Default::default() }).is_err());
-        assert!(LinearElPl::new(Params { kn: Some(-1.0), ..Default::default() }).is_err());
+        assert!(LinearElPl::new(Params {
+            restitution: Some(0.0),
+            ..Default::default()
+        })
+        .is_err());
+        assert!(LinearElPl::new(Params {
+            kn: Some(-1.0),
+            ..Default::default()
+        })
+        .is_err());
     }
 }

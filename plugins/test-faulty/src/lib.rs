@@ -20,7 +20,11 @@ impl Law for Faulty {
     type Params = Params;
     const NAME: &'static str = "Law2_Test_Faulty";
     const DESCRIPTION: &'static str = "Test fixture: panics or returns NaN on demand.";
-    const PARAMS: &'static [Param] = &[Param { name: "fault", unit: "-", doc: "\"panic\" or \"nan\"" }];
+    const PARAMS: &'static [Param] = &[Param {
+        name: "fault",
+        unit: "-",
+        doc: "\"panic\" or \"nan\"",
+    }];
     const STATE_LEN: usize = 0;
 
     fn new(p: Params) -> Result<Self, String> {
@@ -34,8 +38,14 @@ impl Law for Faulty {
     fn law(&self, input: &LawInput, _: &mut [f64]) -> LawOutput {
         match self.0.fault.as_str() {
             "panic" => panic!("deliberate failure for the test suite"),
-            "nan" => LawOutput { force: Vec3::new(f64::NAN, 0.0, 0.0), ..Default::default() },
-            _ => LawOutput { force: Vec3::new(-1e3 * input.geom.u.x.min(0.0), 0.0, 0.0), ..Default::default() },
+            "nan" => LawOutput {
+                force: Vec3::new(f64::NAN, 0.0, 0.0),
+                ..Default::default()
+            },
+            _ => LawOutput {
+                force: Vec3::new(-1e3 * input.geom.u.x.min(0.0), 0.0, 0.0),
+                ..Default::default()
+            },
         }
     }
 }

@@ -2,7 +2,9 @@
 
 use super::params::{default_text, parse_params};
 use super::{Geometry, Law, Param};
-use crate::functor::{CallError, Cg2Box, Cg2Functor, Cg2Functor_TO, ContactLaw, ContactLaw_TO, GeomInput, LawBox};
+use crate::functor::{
+    CallError, Cg2Box, Cg2Functor, Cg2Functor_TO, ContactLaw, ContactLaw_TO, GeomInput, LawBox,
+};
 use crate::geom::RawGeom;
 use crate::law::{LawInput, LawOutput, LawPair};
 use crate::root::{FunctorInfo, FunctorRole, ParamDoc};
@@ -25,15 +27,25 @@ fn guarded(body: impl FnOnce(&Cell<usize>)) -> RResult<(), CallError> {
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "non-string panic payload".to_string());
-            RErr(CallError { index: current.get() as u64, message: format!("panicked: {what}").into() })
+            RErr(CallError {
+                index: current.get() as u64,
+                message: format!("panicked: {what}").into(),
+            })
         }
     }
 }
 
 impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
-    fn geom_batch(&self, pairs: RSlice<'_, GeomInput<'_>>, mut out: RSliceMut<'_, RawGeom>) -> RResult<(), CallError> {
+    fn geom_batch(
+        &self,
+        pairs: RSlice<'_, GeomInput<'_>>,
+        mut out: RSliceMut<'_, RawGeom>,
+    ) -> RResult<(), CallError> {
         if pairs.len() != out.len() {
-            return RErr(CallError { index: u64::MAX, message: "input and output lengths differ".into() });
+            return RErr(CallError {
+                index: u64::MAX,
+                message: "input and output lengths differ".into(),
+            });
         }
         guarded(|current| {
             for (i, (p, o)) in pairs.iter().zip(out.iter_mut()).enumerate() {
@@ -68,7 +80,10 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
     ) -> RResult<(), CallError> {
         let n = L::STATE_LEN;
         if inputs.len() != out.len() || state.len() != n * inputs.len() {
-            return RErr(CallError { index: u64::MAX, message: "input, state and output lengths differ".into() });
+            return RErr(CallError {
+                index: u64::MAX,
+                message: "input, state and output lengths differ".into(),
+            });
         }
         guarded(|current| {
             for (i, (inp, o)) in inputs.iter().zip(out.iter_mut()).enumerate() {
@@ -82,7 +97,11 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
 fn docs(params: &[Param]) -> RVec<ParamDoc> {
     params
         .iter()
-        .map(|p| ParamDoc { name: p.name.into(), unit: p.unit.into(), doc: p.doc.into() })
+        .map(|p| ParamDoc {
+            name: p.name.into(),
+            unit: p.unit.into(),
+            doc: p.doc.into(),
+        })
         .collect()
 }
 
@@ -110,7 +129,10 @@ pub fn law_info<L: Law>() -> FunctorInfo {
     }
 }
 
-fn instantiate<T>(params: &str, make: impl FnOnce(&str) -> Result<T, String>) -> RResult<T, RString> {
+fn instantiate<T>(
+    params: &str,
+    make: impl FnOnce(&str) -> Result<T, String>,
+) -> RResult<T, RString> {
     match catch_unwind(AssertUnwindSafe(|| make(params))) {
         Ok(Ok(t)) => ROk(t),
         Ok(Err(e)) => RErr(e.into()),
@@ -122,7 +144,10 @@ fn instantiate<T>(params: &str, make: impl FnOnce(&str) -> Result<T, String>) ->
 pub fn new_geometry<G: Geometry>(params: &str) -> RResult<Cg2Box, RString> {
     instantiate(params, |t| {
         let g = G::new(parse_params::<G::Params>(t)?)?;
-        Ok(Cg2Functor_TO::from_ptr(RBox::new(GeometryAdapter(g)), TD_Opaque))
+        Ok(Cg2Functor_TO::from_ptr(
+            RBox::new(GeometryAdapter(g)),
+            TD_Opaque,
+        ))
     })
 }
 

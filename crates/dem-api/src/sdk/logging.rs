@@ -68,7 +68,11 @@ impl Subscriber for Forwarder {
         let mut message = Message(String::new());
         event.record(&mut message);
         let meta = event.metadata();
-        (self.logger.log)(ours(meta.level()), meta.target().into(), message.0.as_str().into());
+        (self.logger.log)(
+            ours(meta.level()),
+            meta.target().into(),
+            message.0.as_str().into(),
+        );
     }
 
     fn enter(&self, _: &span::Id) {}

@@ -11,7 +11,12 @@ pub fn parse_params<P: DeserializeOwned + Default>(text: &str) -> Result<P, Stri
     ron::Options::default()
         .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
         .from_str(text)
-        .map_err(|e| format!("params {}:{}: {}", e.span.start.line, e.span.start.col, e.code))
+        .map_err(|e| {
+            format!(
+                "params {}:{}: {}",
+                e.span.start.line, e.span.start.col, e.code
+            )
+        })
 }
 
 /// The default parameters as RON text, for the catalogue.

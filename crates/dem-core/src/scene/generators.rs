@@ -13,21 +13,88 @@ fn v(a: [f64; 3]) -> Vector3<f64> {
     Vector3::new(a[0], a[1], a[2])
 }
 
-fn add_sphere(p: &mut Particles, c: Vector3<f64>, r: f64, rho: f64, mat: u32, vel: Vector3<f64>, w: Vector3<f64>, blocked: Dofs) {
+#[allow(clippy::too_many_arguments)]
+fn add_sphere(
+    p: &mut Particles,
+    c: Vector3<f64>,
+    r: f64,
+    rho: f64,
+    mat: u32,
+    vel: Vector3<f64>,
+    w: Vector3<f64>,
+    blocked: Dofs,
+) {
     let m = rho * 4.0 / 3.0 * PI * r.powi(3);
     let i = 0.4 * m * r * r;
-    p.push(Shape::Sphere(SphereShape { radius: r }), c, vel, w, m, Vector3::repeat(i), blocked, mat);
+    p.push(
+        Shape::Sphere(SphereShape { radius: r }),
+        c,
+        vel,
+        w,
+        m,
+        Vector3::repeat(i),
+        blocked,
+        mat,
+    );
 }
 
-fn add_wall(p: &mut Particles, point: Vector3<f64>, normal: Vector3<f64>, sense: i32, mat: u32, vel: Vector3<f64>) {
-    let shape = Shape::Wall(WallShape { normal: normal.normalize().into(), sense });
-    p.push(shape, point, vel, Vector3::zeros(), f64::INFINITY, Vector3::repeat(f64::INFINITY), Dofs::ALL, mat);
+fn add_wall(
+    p: &mut Particles,
+    point: Vector3<f64>,
+    normal: Vector3<f64>,
+    sense: i32,
+    mat: u32,
+    vel: Vector3<f64>,
+) {
+    let shape = Shape::Wall(WallShape {
+        normal: normal.normalize().into(),
+        sense,
+    });
+    p.push(
+        shape,
+        point,
+        vel,
+        Vector3::zeros(),
+        f64::INFINITY,
+        Vector3::repeat(f64::INFINITY),
+        Dofs::ALL,
+        mat,
+    );
 }
 
 /// Adds every body of the scene to `p`; `materials` maps names to indices.
-pub fn expand_bodies(scene: &Scene, materials: &BTreeMap<String, u32>, p: &mut Particles) -> Result<(), DemError> {
+pub fn expand_bodies(
+    scene: &Scene,
+    materials: &BTreeMap<String, u32>,
+    p: &mut Particles,
+) -> Result<(), DemError> {
     let mats: Vec<_> = scene.materials.values().collect();
     for (k, spec) in scene.bodies.iter().enumerate() {
+        let vectors: Vec<[f64; 3]> = match spec {
+            BodySpec::Sphere {
+                center,
+                velocity,
+                angular_velocity,
+                ..
+            } => vec![*center, *velocity, *angular_velocity],
+            BodySpec::Lattice {
+                origin, velocity, ..
+            } => vec![*origin, *velocity],
+            BodySpec::RandomFill { min, max, .. } | BodySpec::Box { min, max, .. } => {
+                vec![*min, *max]
+            }
+            BodySpec::Wall {
+                point,
+                normal,
+                velocity,
+                ..
+            } => vec![*point, *normal, *velocity],
+        };
+        if vectors.iter().flatten().any(|x| !x.is_finite()) {
+            return Err(scene.error(format!(
+                "bodies[{k}]: every coordinate and velocity must be finite"
+            )));
+        }
         let mat = |name: &str| -> Result<u32, DemError> {
             materials.get(name).copied().ok_or_else(|| {
                 scene.error(format!(
@@ -40,31 +107,74 @@ pub fn expand_bodies(scene: &Scene, materials: &BTreeMap<String, u32>, p: &mut P
             if x > 0.0 && x.is_finite() {
                 Ok(())
             } else {
-                Err(scene.error(format!("bodies[{k}].{field}: must be positive and finite, got {x}")))
+                Err(scene.error(format!(
+                    "bodies[{k}].{field}: must be positive and finite, got {x}"
+                )))
             }
         };
         match spec {
-            BodySpec::Sphere { center, radius, material, velocity, angular_velocity, blocked } => {
+            BodySpec::Sphere {
+                center,
+                radius,
+                material,
+                velocity,
+                angular_velocity,
+                blocked,
+            } => {
                 positive("radius", *radius)?;
                 let m = mat(material)?;
-                let dofs = Dofs::parse(blocked)
-                    .map_err(|c| scene.error(format!("bodies[{k}].blocked: `{c}` is not one of xyzXYZ")))?;
-                add_sphere(p, v(*center), *radius, mats[m as usize].density, m, v(*velocity), v(*angular_velocity), dofs);
+                let dofs = Dofs::parse(blocked).map_err(|c| {
+                    scene.error(format!("bodies[{k}].blocked: `{c}` is not one of xyzXYZ"))
+                })?;
+                add_sphere(
+                    p,
+                    v(*center),
+                    *radius,
+                    mats[m as usize].density,
+                    m,
+                    v(*velocity),
+                    v(*angular_velocity),
+                    dofs,
+                );
             }
-            BodySpec::Lattice { origin, count, spacing, radius, material, velocity } => {
+            BodySpec::Lattice {
+                origin,
+                count,
+                spacing,
+                radius,
+                material,
+                velocity,
+            } => {
                 positive("radius", *radius)?;
                 positive("spacing", *spacing)?;
                 let m = mat(material)?;
                 for z in 0..count[2] {
                     for y in 0..count[1] {
                         for x in 0..count[0] {
-                            let c = v(*origin) + Vector3::new(x as f64, y as f64, z as f64) * *spacing;
-                            add_sphere(p, c, *radius, mats[m as usize].density, m, v(*velocity), Vector3::zeros(), Dofs::FREE);
+                            let c =
+                                v(*origin) + Vector3::new(x as f64, y as f64, z as f64) * *spacing;
+                            add_sphere(
+                                p,
+                                c,
+                                *radius,
+                                mats[m as usize].density,
+                                m,
+                                v(*velocity),
+                                Vector3::zeros(),
+                                Dofs::FREE,
+                            );
                         }
                     }
                 }
             }
-            BodySpec::RandomFill { min, max, count, radius, material, seed } => {
+            BodySpec::RandomFill {
+                min,
+                max,
+                count,
+                radius,
+                material,
+                seed,
+            } => {
                 let m = mat(material)?;
                 let (lo, hi) = (v(*min), v(*max));
                 let (rmin, rmax) = match *radius {
@@ -86,20 +196,41 @@ pub fn expand_bodies(scene: &Scene, materials: &BTreeMap<String, u32>, p: &mut P
                             placed.len()
                         )));
                     }
-                    let r = if rmax > rmin { rng.random_range(rmin..rmax) } else { rmin };
+                    let r = if rmax > rmin {
+                        rng.random_range(rmin..rmax)
+                    } else {
+                        rmin
+                    };
                     let c = Vector3::from_fn(|i, _| rng.random_range(lo[i] + r..hi[i] - r));
                     if placed.iter().all(|(q, rq)| (q - c).norm() >= r + rq) {
                         placed.push((c, r));
                     }
                 }
                 for (c, r) in placed {
-                    add_sphere(p, c, r, mats[m as usize].density, m, Vector3::zeros(), Vector3::zeros(), Dofs::FREE);
+                    add_sphere(
+                        p,
+                        c,
+                        r,
+                        mats[m as usize].density,
+                        m,
+                        Vector3::zeros(),
+                        Vector3::zeros(),
+                        Dofs::FREE,
+                    );
                 }
             }
-            BodySpec::Wall { point, normal, sense, material, velocity } => {
+            BodySpec::Wall {
+                point,
+                normal,
+                sense,
+                material,
+                velocity,
+            } => {
                 let m = mat(material)?;
                 if v(*normal).norm() == 0.0 || !(-1..=1).contains(sense) {
-                    return Err(scene.error(format!("bodies[{k}]: wall normal must be non-zero and sense one of -1, 0, 1")));
+                    return Err(scene.error(format!(
+                        "bodies[{k}]: wall normal must be non-zero and sense one of -1, 0, 1"
+                    )));
                 }
                 add_wall(p, v(*point), v(*normal), *sense, m, v(*velocity));
             }

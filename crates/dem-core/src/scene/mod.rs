@@ -178,7 +178,11 @@ pub struct ContactSettings {
 
 impl Default for ContactSettings {
     fn default() -> Self {
-        ContactSettings { skin: 0.2, contact_eps: 1e-13, l6geom: L6Options::default() }
+        ContactSettings {
+            skin: 0.2,
+            contact_eps: 1e-13,
+            l6geom: L6Options::default(),
+        }
     }
 }
 
@@ -241,12 +245,13 @@ impl Scene {
     pub fn parse(text: &str, origin: &Path) -> Result<Scene, DemError> {
         let mut scene: Scene = ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
-            .from_str(text).map_err(|e| DemError::Parse {
-            path: origin.to_path_buf(),
-            line: e.span.start.line,
-            col: e.span.start.col,
-            message: e.code.to_string(),
-        })?;
+            .from_str(text)
+            .map_err(|e| DemError::Parse {
+                path: origin.to_path_buf(),
+                line: e.span.start.line,
+                col: e.span.start.col,
+                message: e.code.to_string(),
+            })?;
         scene.origin = origin.to_path_buf();
         scene.text = text.to_string();
         Ok(scene)
@@ -254,7 +259,10 @@ impl Scene {
 
     /// Reads and parses a scene file.
     pub fn load(path: &Path) -> Result<Scene, DemError> {
-        let text = std::fs::read_to_string(path).map_err(|source| DemError::Io { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| DemError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Scene::parse(&text, path)
     }
 

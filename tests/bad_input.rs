@@ -1,0 +1,180 @@
+//! Bad input gives a clear error naming where the problem is, never a panic.
+
+use dem_core::{DemError, PluginSet, Scene};
+use dem_verification::{plugins, sim_from_text};
+use std::path::Path;
+
+fn scene(law: &str, params: &str, extra: &str) -> String {
+    format!(
+        r#"Scene(
+    materials: {{ "m": (density: 1000, young: 1e6, friction: 0.3) }},
+    laws: [(materials: ("*", "*"), law: "{law}", params: {params})],
+    bodies: [
+        Sphere(center: (0, 0, 0.0095), radius: 0.01, material: "m"{extra}),
+        Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m"),
+    ],
+    gravity: (0, 0, -9.81),
+    timestep: Fixed(1e-5),
+    duration: Steps(10),
+)"#
+    )
+}
+
+fn error_of(text: &str) -> String {
+    match sim_from_text(text, "bad.ron").and_then(|mut s| s.run_steps(10)) {
+        Ok(()) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn malformed_ron_names_file_line_and_column() {
+    let text =
+        scene("Law2_L6Geom_LinearElPl", "()", "").replace("radius: 0.01,", "radius: 0.01 material");
+    match Scene::parse(&text, Path::new("bad.ron")) {
+        Err(DemError::Parse {
+            path,
+            line,
+            col,
+            message,
+        }) => {
+            assert_eq!(path, Path::new("bad.ron"));
+            assert_eq!(line, 5, "{message}");
+            assert!(col > 40, "col {col}: {message}");
+        }
+        other => panic!("expected a parse error, got {:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn unknown_field_is_named() {
+    let text = scene("Law2_L6Geom_LinearElPl", "()", ", colour: 3");
+    let e = error_of(&text);
+    assert!(e.starts_with("bad.ron:5:") && e.contains("colour"), "{e}");
+}
+
+#[test]
+fn unknown_plugin_parameter_is_named_with_its_scene_position() {
+    let e = error_of(&scene("Law2_L6Geom_LinearElPl", "(restitutoin: 0.5)", ""));
+    assert!(
+        e.contains("bad.ron:3:")
+            && e.contains("restitutoin")
+            && e.contains("Law2_L6Geom_LinearElPl"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_law_lists_what_is_available() {
+    let e = error_of(&scene("Law2_Nonexistent", "()", ""));
+    assert!(
+        e.contains("Law2_Nonexistent") && e.contains("Law2_L6Geom_LinearElPl (law-linear)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_plugin_file_is_named() {
+    let e = PluginSet::default()
+        .load(Path::new("/nonexistent/libnothing.so"))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("/nonexistent/libnothing.so"), "{e}");
+}
+
+#[test]
+fn a_library_that_is_not_a_plugin_is_refused() {
+    // Any shared library without our root module, e.g. the C library.
+    let libc = [
+        "/lib/x86_64-linux-gnu/libc.so.6",
+        "/usr/lib/x86_64-linux-gnu/libc.so.6",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists());
+    if let Some(libc) = libc {
+        let e = PluginSet::default()
+            .load(Path::new(libc))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("not a dem plugin"), "{e}");
+    }
+}
+
+#[test]
+fn plugin_panic_names_plugin_functor_and_contact() {
+    let e = error_of(&scene("Law2_Test_Faulty", r#"(fault: "panic")"#, ""));
+    assert!(
+        e.contains("Law2_Test_Faulty") && e.contains("test-faulty") && e.contains("contact 0-1"),
+        "{e}"
+    );
+    assert!(e.contains("deliberate failure"), "{e}");
+}
+
+#[test]
+fn non_finite_force_is_caught() {
+    let e = error_of(&scene("Law2_Test_Faulty", r#"(fault: "nan")"#, ""));
+    assert!(
+        e.contains("non-finite") && e.contains("Law2_Test_Faulty") && e.contains("step 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn non_finite_state_names_particle_and_step() {
+    let text = scene("Law2_L6Geom_LinearElPl", "()", "")
+        .replace("center: (0, 0, 0.0095)", "center: (0, 0, 1)");
+    let mut sim = sim_from_text(&text, "bad.ron").unwrap();
+    sim.run_steps(3).unwrap();
+    // Drive the sphere's velocity past the largest float during step 3.
+    sim.particles.vel[0].x = f64::MAX;
+    sim.integrator.gravity = nalgebra::Vector3::new(f64::MAX, 0.0, 0.0);
+    let e = sim
+        .run_steps(10)
+        .expect_err("overflow to infinity")
+        .to_string();
+    assert!(
+        e.starts_with("step 3: non-finite state of particle 0: "),
+        "{e}"
+    );
+}
+
+#[test]
+fn non_finite_scene_values_are_refused() {
+    let text = scene("Law2_L6Geom_LinearElPl", "()", ", velocity: (NaN, 0, 0)");
+    let e = error_of(&text);
+    assert!(e.contains("bodies[0]") && e.contains("finite"), "{e}");
+}
+
+#[test]
+fn bad_values_are_refused_at_load() {
+    let e = error_of(&scene("Law2_L6Geom_LinearElPl", "(restitution: 1.5)", ""));
+    assert!(e.contains("restitution"), "{e}");
+    let e =
+        error_of(&scene("Law2_L6Geom_LinearElPl", "()", "").replace("radius: 0.01", "radius: -1"));
+    assert!(e.contains("bodies[0].radius"), "{e}");
+    let e = error_of(
+        &scene("Law2_L6Geom_LinearElPl", "()", "")
+            .replace(r#"material: "m"),"#, r#"material: "steel"),"#),
+    );
+    assert!(e.contains("unknown material `steel`"), "{e}");
+}
+
+#[test]
+fn walls_listed_before_spheres_dispatch_with_the_swap_flag() {
+    let text = r#"Scene(
+        materials: { "m": (density: 1000, young: 1e6) },
+        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl")],
+        bodies: [
+            Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m"),
+            Sphere(center: (0, 0, 0.0099), radius: 0.01, material: "m"),
+        ],
+        timestep: Fixed(1e-6),
+        duration: Steps(1),
+    )"#;
+    let mut sim = sim_from_text(text, "order.ron").unwrap();
+    sim.step().unwrap();
+    assert!(sim.particles.vel[1].z > 0.0, "pushed up by the floor");
+    let _ = plugins();
+}

@@ -1,0 +1,147 @@
+//! Collisions with the linear law against closed forms: restitution and contact duration of
+//! a sphere hitting a wall, and the head-on collision of two equal spheres.
+
+use dem_verification::sim_from_text;
+use std::f64::consts::PI;
+
+const RADIUS: f64 = 0.01;
+const DENSITY: f64 = 2500.0;
+const KN: f64 = 1e5;
+
+fn mass() -> f64 {
+    DENSITY * 4.0 / 3.0 * PI * RADIUS.powi(3)
+}
+
+/// Result of one impact: (rebound / impact speed, duration of overlap).
+fn wall_impact(e: f64, attraction: bool, steps_per_contact: f64) -> (f64, f64) {
+    let omega = (KN / mass()).sqrt();
+    let dt = PI / omega / steps_per_contact;
+    let v0 = 1.0;
+    let z0 = RADIUS + 20.0 * v0 * dt;
+    let scene = format!(
+        r#"Scene(
+        materials: {{ "m": (density: {DENSITY}, young: 1e9, friction: 0.5) }},
+        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
+                params: (kn: {KN}, restitution: {e}, attraction: {attraction}))],
+        bodies: [
+            Sphere(center: (0, 0, {z0}), radius: {RADIUS}, material: "m", velocity: (0, 0, -{v0})),
+            Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m"),
+        ],
+        timestep: Fixed({dt}),
+        duration: Steps(1),
+    )"#
+    );
+    let mut sim = sim_from_text(&scene, "impact.ron").unwrap();
+    let gap = |s: &dem_core::Simulation| s.particles.pos[0].z - RADIUS;
+    let (mut t_in, mut t_out) = (None, None);
+    let mut prev = gap(&sim);
+    while t_out.is_none() {
+        sim.step().unwrap();
+        let g = gap(&sim);
+        // Positions are at sim.time; interpolate the zero crossing within the step.
+        if t_in.is_none() && g < 0.0 {
+            t_in = Some(sim.time - dt * g / (g - prev));
+        } else if t_in.is_some() && g >= 0.0 {
+            t_out = Some(sim.time - dt * g / (g - prev));
+        }
+        prev = g;
+        assert!(sim.step < 100 * steps_per_contact as u64, "no rebound");
+    }
+    sim.run_steps(5).unwrap();
+    (sim.particles.vel[0].z / v0, t_out.unwrap() - t_in.unwrap())
+}
+
+/// Restitution of the linear spring-dashpot when the force is clamped at zero: the sphere
+/// leaves the force when `k x + c v = 0`, i.e. at `w_d t* = pi - atan(2 z sqrt(1-z^2) /
+/// (1 - 2 z^2))`, with speed `v(t*)`.
+fn clamped_restitution(e: f64) -> f64 {
+    if e >= 1.0 {
+        return 1.0;
+    }
+    let l = e.ln();
+    let z = -l / (l * l + PI * PI).sqrt();
+    let s = (1.0 - z * z).sqrt();
+    let phase = PI - (2.0 * z * s / (1.0 - 2.0 * z * z)).atan();
+    let decay = (-z / s * phase).exp();
+    -decay * (phase.cos() - z / s * phase.sin())
+}
+
+#[test]
+fn restitution_and_duration_against_closed_forms() {
+    let m = mass();
+    println!("   e    | measured (pull) | e clamped | measured (no pull) | duration / closed form");
+    for e in [0.1, 0.5, 0.9, 1.0] {
+        let (r_pull, dur) = wall_impact(e, true, 1000.0);
+        let (r_clamp, _) = wall_impact(e, false, 1000.0);
+        let l: f64 = e.ln();
+        let zeta = -l / (l * l + PI * PI).sqrt();
+        let eta = 2.0 * zeta * (m * KN).sqrt();
+        let expected_duration = PI / (KN / m - (eta / (2.0 * m)).powi(2)).sqrt();
+        let ec = clamped_restitution(e);
+        println!(
+            "  {e:.1}   |   {r_pull:.6}      | {ec:.6}  |     {r_clamp:.6}       | {:.6}",
+            dur / expected_duration
+        );
+        assert!((r_pull - e).abs() < 0.01 * e, "e = {e}: measured {r_pull}");
+        assert!(
+            (r_clamp - ec).abs() < 0.01 * ec,
+            "e = {e}: clamped measured {r_clamp} vs {ec}"
+        );
+        assert!(
+            (dur / expected_duration - 1.0).abs() < 0.01,
+            "e = {e}: duration {dur} vs {expected_duration}"
+        );
+    }
+}
+
+/// Two equal spheres head-on, frictionless and undamped. Returns (relative momentum
+/// error, relative ledger error after the collision).
+fn head_on(steps_per_contact: f64) -> (f64, f64) {
+    let m = mass();
+    let dt = PI * (0.5 * m / KN).sqrt() / steps_per_contact;
+    let v = 0.5;
+    let x = RADIUS + 10.0 * v * dt + 1e-7;
+    let scene = format!(
+        r#"Scene(
+        materials: {{ "m": (density: {DENSITY}, young: 1e9, friction: 0) }},
+        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (kn: {KN}))],
+        bodies: [
+            Sphere(center: (-{x}, 0, 0), radius: {RADIUS}, material: "m", velocity: ({v}, 0, 0)),
+            Sphere(center: ({x}, 0, 0), radius: {RADIUS}, material: "m", velocity: (-{v}, 0, 0)),
+        ],
+        timestep: Fixed({dt}),
+        duration: Steps(1),
+    )"#
+    );
+    let mut sim = sim_from_text(&scene, "head_on.ron").unwrap();
+    sim.step().unwrap();
+    let before = sim.ledger.total();
+    let p0 = m * (sim.particles.vel[0] + sim.particles.vel[1]).norm();
+    let mut max_p: f64 = p0;
+    sim.run_steps(3 * steps_per_contact as u64 + 40).unwrap();
+    assert_eq!(sim.contacts.active(), 0, "collision over");
+    max_p = max_p.max(m * (sim.particles.vel[0] + sim.particles.vel[1]).norm());
+    let after = sim.ledger.total();
+    (max_p / (m * v), ((after - before) / before).abs())
+}
+
+#[test]
+fn head_on_conserves_momentum_and_energy() {
+    println!("steps per contact | momentum error | ledger error after collision");
+    let mut errors = Vec::new();
+    for n in [25.0, 50.0, 100.0] {
+        let (dp, de) = head_on(n);
+        println!("{n:>17} | {dp:>14.3e} | {de:.3e}");
+        assert!(dp < 1e-14, "momentum {dp:e}");
+        errors.push(de);
+    }
+    assert!(
+        errors[1] < 1e-4,
+        "ledger error at 50 steps per contact: {:e}",
+        errors[1]
+    );
+    assert!(
+        errors[2] < errors[0],
+        "error must fall as the step shrinks: {errors:?}"
+    );
+}
