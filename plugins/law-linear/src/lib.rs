@@ -131,7 +131,7 @@ impl Law for LinearElPl {
             Some(e) => return Err(format!("restitution must be in (0, 1], got {e}")),
         };
         if let Some(mu) = p.friction {
-            if !(mu >= 0.0) {
+            if mu.is_nan() || mu < 0.0 {
                 return Err(format!("friction must be >= 0, got {mu}"));
             }
         }
