@@ -113,6 +113,15 @@ fn plugin_panic_names_plugin_functor_and_contact() {
 }
 
 #[test]
+fn plugin_panic_outside_a_batch_is_an_error_not_an_abort() {
+    let e = error_of(&scene("Law2_Test_Faulty", r#"(fault: "stiffness")"#, ""));
+    assert!(
+        e.contains("Law2_Test_Faulty") && e.contains("non-finite stiffness"),
+        "{e}"
+    );
+}
+
+#[test]
 fn non_finite_force_is_caught() {
     let e = error_of(&scene("Law2_Test_Faulty", r#"(fault: "nan")"#, ""));
     assert!(

@@ -97,6 +97,8 @@ pub struct LawOutput {
     pub elastic: f64,
     /// Energy dissipated by friction (plastic slip) during this step, J, >= 0.
     pub friction: f64,
-    /// Energy dissipated by viscous damping during this step, J, >= 0.
+    /// Energy dissipated by viscous damping during this step, J. Booked over the step
+    /// (e.g. with the trapezoid rule) a single step's value can be slightly negative; the
+    /// sum over a contact's life is >= 0.
     pub damping: f64,
 }

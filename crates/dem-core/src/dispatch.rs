@@ -169,6 +169,13 @@ impl Dispatch {
                 .new_law(&choice.law, params_text(&choice.params))
                 .map_err(|e| locate_params(scene, &choice.params, e))?;
             let plugin = plugins.find(FunctorRole::Law, &choice.law)?.name.clone();
+            let distance = law.interaction_distance();
+            if !(distance.is_finite() && distance >= 0.0) {
+                return Err(scene.error(format!(
+                    "laws[{k}]: {} (plugin {plugin}) reports interaction distance {distance}; it must be finite and >= 0",
+                    choice.law
+                )));
+            }
             let idx = laws.len() as u16;
             for &ma in &a {
                 for &mb in &b {
@@ -181,7 +188,7 @@ impl Dispatch {
                 name: choice.law.clone(),
                 plugin,
                 state_len: law.state_len() as usize,
-                distance: law.interaction_distance(),
+                distance,
                 law,
             });
         }

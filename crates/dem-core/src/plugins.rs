@@ -52,28 +52,62 @@ pub fn summarize_load_error(e: &LibraryError) -> String {
         ),
         LibraryError::OpenError { err, .. } => format!("cannot open the library: {err}"),
         LibraryError::GetSymbolError { .. } => "not a dem plugin (no root module symbol)".to_string(),
-        LibraryError::AbiInstability(details) => {
-            let text = details.to_string();
-            let mut lines: Vec<String> = Vec::new();
-            for line in text.lines().map(str::trim) {
-                let interesting = ["Error", "error:", "expected", "found", "ismatch", "nexpected", "field"]
-                    .iter()
-                    .any(|k| line.contains(k));
-                if interesting && !line.is_empty() && !lines.iter().any(|l| l == line) {
-                    lines.push(line.chars().take(160).collect());
-                }
-                if lines.len() == 6 {
-                    break;
-                }
-            }
-            format!(
-                "the plugin's dem-api types differ from this solver's (built against an incompatible \
-                 dem-api; rebuild it):\n    {}",
-                lines.join("\n    ")
-            )
-        }
+        LibraryError::AbiInstability(details) => format!(
+            "built against an incompatible dem-api (rebuild the plugin against this one):\n    {}",
+            layout_differences(&details.to_string()).join("\n    ")
+        ),
         other => other.to_string().lines().take(4).collect::<Vec<_>>().join("\n    "),
     }
+}
+
+/// The differences abi_stable's layout report lists (`Error:` blocks with their
+/// `Expected:` and `Found:` values), each with the type it concerns; at most four.
+fn layout_differences(report: &str) -> Vec<String> {
+    let lines: Vec<&str> = report.lines().map(str::trim).collect();
+    let mut found = Vec::new();
+    let mut ty = "";
+    for (i, line) in lines.iter().enumerate() {
+        // The type a block is about follows its `--- Type Layout ---` header.
+        if i > 0 && lines[i - 1] == "--- Type Layout ---" {
+            ty = line.strip_prefix("type:").unwrap_or(ty);
+        }
+        let Some(kind) = line.strip_prefix("Error:") else {
+            continue;
+        };
+        let after = |label: &str| {
+            lines[i + 1..]
+                .iter()
+                .take(6)
+                .position(|l| *l == label)
+                .and_then(|k| lines.get(i + 2 + k))
+                .copied()
+        };
+        // A version difference shows on every type: say it once, without the type.
+        let mut item = if kind.contains("version") {
+            kind.to_string()
+        } else {
+            format!("{ty}: {kind}")
+        };
+        if let (Some(e), Some(f)) = (after("Expected:"), after("Found:")) {
+            item.push_str(&format!(" (solver has {e}, plugin has {f})"));
+        }
+        let item: String = item.chars().take(200).collect();
+        if !found.contains(&item) {
+            found.push(item);
+        }
+    }
+    if found.is_empty() {
+        found.push(
+            report
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("layout mismatch")
+                .trim()
+                .to_string(),
+        );
+    }
+    found.truncate(4);
+    found
 }
 
 fn is_library(p: &Path) -> bool {

@@ -131,6 +131,13 @@ impl Simulation {
         }
 
         let critical_dt = critical_step(&particles, &materials, &dispatch);
+        if critical_dt.is_nan() {
+            let names: Vec<&str> = dispatch.laws.iter().map(|l| l.name.as_str()).collect();
+            return Err(scene.error(format!(
+                "a law ({}) reported a non-finite stiffness",
+                names.join(", ")
+            )));
+        }
         let dt = match scene.timestep {
             TimeStep::Fixed(dt) => {
                 if !positive(dt) {
@@ -287,7 +294,11 @@ fn critical_step(p: &Particles, materials: &[Material], d: &Dispatch) -> f64 {
                 mass: [m, f64::INFINITY],
                 material: mat,
             };
-            k = k.max(law.stiffness(&twin)).max(law.stiffness(&wall));
+            let (a, b) = (law.stiffness(&twin), law.stiffness(&wall));
+            if a.is_nan() || b.is_nan() {
+                return f64::NAN;
+            }
+            k = k.max(a).max(b);
         }
         if k > 0.0 {
             best = best.min((m / k).sqrt());

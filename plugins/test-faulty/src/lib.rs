@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Serialize, Deserialize, Debug, Clone, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// `"panic"`: panic on the first contact; `"nan"`: return a NaN force; else behave.
+    /// `"panic"`: panic on the first contact; `"nan"`: return a NaN force; `"stiffness"`:
+    /// panic when asked for the stiffness; else behave.
     pub fault: String,
 }
 
@@ -32,6 +33,9 @@ impl Law for Faulty {
     }
 
     fn stiffness(&self, _: &LawPair) -> f64 {
+        if self.0.fault == "stiffness" {
+            panic!("deliberate failure in stiffness");
+        }
         1e3
     }
 

@@ -35,6 +35,15 @@ fn guarded(body: impl FnOnce(&Cell<usize>)) -> RResult<(), CallError> {
     }
 }
 
+/// Runs a method returning one number; a panic is logged and becomes NaN, which the
+/// solver refuses with the law's name.
+fn scalar(law: &str, method: &str, f: impl FnOnce() -> f64) -> f64 {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        tracing::error!("{law}::{method} panicked");
+        f64::NAN
+    })
+}
+
 impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
     fn geom_batch(
         &self,
@@ -65,11 +74,13 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
     }
 
     fn interaction_distance(&self) -> f64 {
-        self.0.interaction_distance()
+        scalar(L::NAME, "interaction_distance", || {
+            self.0.interaction_distance()
+        })
     }
 
     fn stiffness(&self, pair: &LawPair) -> f64 {
-        self.0.stiffness(pair)
+        scalar(L::NAME, "stiffness", || self.0.stiffness(pair))
     }
 
     fn law_batch(
