@@ -80,14 +80,24 @@ impl Dispatch {
                 let pair = (kind_by_name(&c.shapes.0), kind_by_name(&c.shapes.1));
                 pair == (Some(ka), Some(kb)) || pair == (Some(kb), Some(ka))
             });
-            let offers: Vec<(String, String, bool)> = plugins
+            let offers: Vec<(String, String, bool, String)> = plugins
                 .functors(FunctorRole::Geometry)
                 .filter_map(|(p, f)| {
                     let s = (kind_by_name(&f.shapes[0]), kind_by_name(&f.shapes[1]));
                     if s == (Some(ka), Some(kb)) {
-                        Some((f.name.to_string(), p.name.clone(), false))
+                        Some((
+                            f.name.to_string(),
+                            p.name.clone(),
+                            false,
+                            p.path.display().to_string(),
+                        ))
                     } else if s == (Some(kb), Some(ka)) {
-                        Some((f.name.to_string(), p.name.clone(), true))
+                        Some((
+                            f.name.to_string(),
+                            p.name.clone(),
+                            true,
+                            p.path.display().to_string(),
+                        ))
                     } else {
                         None
                     }
@@ -96,7 +106,7 @@ impl Dispatch {
                 .collect();
             let pair = format!("{} + {}", ka.name(), kb.name());
             let (name, plugin, swap) = match offers.as_slice() {
-                [one] => one.clone(),
+                [one] => (one.0.clone(), one.1.clone(), one.2),
                 [] => {
                     let all: Vec<String> = plugins
                         .functors(FunctorRole::Geometry)
@@ -122,7 +132,7 @@ impl Dispatch {
                         "shapes {pair} are served by several functors ({}); choose one with \
                          geometry: [(shapes: (\"{}\", \"{}\"), functor: \"...\")]",
                         many.iter()
-                            .map(|o| format!("{} in {}", o.0, o.1))
+                            .map(|o| format!("{} in {}", o.0, o.3))
                             .collect::<Vec<_>>()
                             .join(", "),
                         ka.name(),

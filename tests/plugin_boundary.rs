@@ -1,0 +1,110 @@
+//! Behaviour at the plugin boundary: plugin log records reach the host's `tracing`, and two
+//! libraries serving the same shape pair or law name are an error naming both.
+
+use dem_core::{PluginSet, Scene, Simulation};
+use dem_verification::{build_plugins, plugins, sim_from_text};
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+const TWO_SPHERES: &str = r#"Scene(
+    materials: { "m": (density: 1000, young: 1e6) },
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl")],
+    bodies: [
+        Sphere(center: (0, 0, 0), radius: 0.01, material: "m"),
+        Sphere(center: (0, 0, 0), radius: 0.01, material: "m"),
+    ],
+    timestep: Fixed(1e-6),
+    duration: Steps(1),
+)"#;
+
+#[test]
+fn plugin_log_records_reach_the_host() {
+    let buffer = Captured::default();
+    let sink = buffer.clone();
+    // Global: the plugin's records arrive on the solver's worker threads.
+    tracing_subscriber::fmt()
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .init();
+    // Coincident centres: the sphere-sphere functor warns (through its own tracing copy).
+    let mut sim = sim_from_text(TWO_SPHERES, "logging.ron").unwrap();
+    sim.step().unwrap();
+    let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        text.contains("WARN") && text.contains("coincident sphere centres"),
+        "captured: {text}"
+    );
+    assert!(
+        text.contains("cg2_sphere_sphere"),
+        "the plugin's module is named: {text}"
+    );
+}
+
+/// A second copy of a workspace plugin under another file name.
+fn duplicate(package: &str, dir: &str) -> std::path::PathBuf {
+    let lib = build_plugins(&[package]).pop().unwrap();
+    let dir = dem_verification::root().join("target").join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join(lib.file_name().unwrap());
+    std::fs::copy(&lib, &copy).unwrap();
+    copy
+}
+
+fn with_duplicate(package: &str, dir: &str) -> PluginSet {
+    let mut set = plugins().clone();
+    set.load(&duplicate(package, dir)).unwrap();
+    set
+}
+
+#[test]
+fn two_functors_for_one_shape_pair_is_an_error_naming_both() {
+    let set = with_duplicate("cg2-sphere-sphere", "duplicate-geometry");
+    let scene = Scene::parse(TWO_SPHERES, Path::new("ambiguous.ron")).unwrap();
+    let e = Simulation::new(scene, &set)
+        .err()
+        .expect("ambiguous")
+        .to_string();
+    assert!(
+        e.contains("Sphere + Sphere") && e.contains("several"),
+        "{e}"
+    );
+    // Naming the functor does not help when two files offer the same name.
+    assert!(e.matches("Cg2_Sphere_Sphere_L6Geom").count() >= 2, "{e}");
+}
+
+#[test]
+fn two_laws_with_one_name_is_an_error_naming_both_files() {
+    let set = with_duplicate("law-linear", "duplicate-law");
+    let scene = Scene::parse(
+        &TWO_SPHERES
+            .replace(
+                "(0, 0, 0), radius: 0.01, material: \"m\"),\n    ",
+                "(0, 0, 0), radius: 0.01, material: \"m\"),\n    ",
+            )
+            .replacen("center: (0, 0, 0)", "center: (0, 0, 0.1)", 1),
+        Path::new("ambiguous.ron"),
+    )
+    .unwrap();
+    let e = Simulation::new(scene, &set)
+        .err()
+        .expect("ambiguous")
+        .to_string();
+    assert!(
+        e.contains("offered by several plugins") && e.contains("duplicate-law"),
+        "{e}"
+    );
+}
