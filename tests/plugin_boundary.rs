@@ -89,16 +89,7 @@ fn two_functors_for_one_shape_pair_is_an_error_naming_both() {
 #[test]
 fn two_laws_with_one_name_is_an_error_naming_both_files() {
     let set = with_duplicate("law-linear", "duplicate-law");
-    let scene = Scene::parse(
-        &TWO_SPHERES
-            .replace(
-                "(0, 0, 0), radius: 0.01, material: \"m\"),\n    ",
-                "(0, 0, 0), radius: 0.01, material: \"m\"),\n    ",
-            )
-            .replacen("center: (0, 0, 0)", "center: (0, 0, 0.1)", 1),
-        Path::new("ambiguous.ron"),
-    )
-    .unwrap();
+    let scene = Scene::parse(TWO_SPHERES, Path::new("ambiguous.ron")).unwrap();
     let e = Simulation::new(scene, &set)
         .err()
         .expect("ambiguous")
