@@ -5,6 +5,15 @@ use dem_verification::sim_from_file;
 
 #[test]
 fn settled_packing_rests_on_the_walls_and_the_ledger_closes() {
+    // Run on a pool worker, as `dem run` does: the parallel loops then start without a
+    // hand-over from this thread at every step.
+    rayon::ThreadPoolBuilder::new()
+        .build()
+        .unwrap()
+        .install(settle);
+}
+
+fn settle() {
     let mut sim = sim_from_file("scenes/settle.ron");
     sim.step().unwrap();
     let initial = sim.ledger.total();

@@ -86,12 +86,16 @@ fn run(
     out: Option<PathBuf>,
     extra: &[PathBuf],
 ) -> Result<(), DemError> {
-    if let Some(n) = threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
-            .map_err(|e| DemError::Scene(e.to_string()))?;
-    }
+    // The whole run executes inside the pool, so the solver's parallel loops start from a
+    // worker thread instead of being handed over from the main thread at every step.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| DemError::Scene(format!("cannot start worker threads: {e}")))?;
+    pool.install(|| run_in_pool(scene_path, out, extra))
+}
+
+fn run_in_pool(scene_path: &Path, out: Option<PathBuf>, extra: &[PathBuf]) -> Result<(), DemError> {
     let mut sim = prepare(scene_path, extra)?;
     let name = scene_path
         .file_stem()

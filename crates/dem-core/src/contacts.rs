@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use std::ops::Range;
 
 /// Slots per parallel chunk (and per batched plugin call).
-const CHUNK: usize = 512;
+const CHUNK: usize = 256;
 
 /// One candidate pair and, while `active`, its contact.
 #[derive(Clone, Debug)]
