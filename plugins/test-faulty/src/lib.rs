@@ -24,7 +24,7 @@ impl Law for Faulty {
     const PARAMS: &'static [Param] = &[Param {
         name: "fault",
         unit: "-",
-        doc: "\"panic\" or \"nan\"",
+        doc: "\"panic\", \"nan\" or \"stiffness\"",
     }];
     const STATE_LEN: usize = 0;
 
