@@ -96,3 +96,45 @@ fn two_laws_with_one_name_is_an_error_naming_both_files() {
         "{e}"
     );
 }
+
+#[test]
+fn plugin_directories_are_scanned_and_junk_is_refused() {
+    let dir = dem_verification::root().join("target").join("scan-dir");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for lib in build_plugins(&dem_verification::PLUGINS) {
+        std::fs::copy(&lib, dir.join(lib.file_name().unwrap())).unwrap();
+    }
+    let junk = dir.join(format!("libjunk.{}", std::env::consts::DLL_EXTENSION));
+    std::fs::write(&junk, b"not a library").unwrap();
+    let mut set = PluginSet::default();
+    set.scan(&dir);
+    let mut names: Vec<&str> = set.plugins.iter().map(|p| p.name.as_str()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "cg2-sphere-sphere",
+            "cg2-wall-sphere",
+            "law-linear",
+            "test-faulty"
+        ]
+    );
+    assert!(set
+        .plugins
+        .iter()
+        .all(|p| p.api_version == dem_api::API_VERSION));
+    assert_eq!(set.refused.len(), 1, "{:?}", set.refused);
+    assert!(
+        set.refused[0].0.ends_with(junk.file_name().unwrap())
+            && set.refused[0].1.contains("cannot open")
+    );
+
+    // DEM_PLUGIN_PATH entries are default directories, after the executable's own.
+    std::env::set_var(
+        "DEM_PLUGIN_PATH",
+        std::env::join_paths([&dir, Path::new("/elsewhere")]).unwrap(),
+    );
+    let dirs = PluginSet::default_dirs();
+    assert_eq!(&dirs[dirs.len() - 2..], [dir.clone(), "/elsewhere".into()]);
+}

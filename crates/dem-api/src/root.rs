@@ -57,6 +57,8 @@ pub struct FunctorInfo {
 #[sabi(kind(Prefix(prefix_ref = PluginRootRef)))]
 #[sabi(missing_field(panic))]
 pub struct PluginRoot {
+    /// The version of dem-api the plugin was built against ([`API_VERSION`] there).
+    pub api_version: extern "C" fn() -> RStr<'static>,
     /// The plugin's name (its crate name).
     pub name: extern "C" fn() -> RStr<'static>,
     /// The plugin's own version.

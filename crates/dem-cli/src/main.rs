@@ -187,7 +187,13 @@ fn check(scene_path: &Path, extra: &[PathBuf]) -> Result<(), DemError> {
 fn plugins(extra: &[PathBuf]) -> Result<(), DemError> {
     let set = load_plugins(extra, None)?;
     for p in &set.plugins {
-        println!("{} {} ({})", p.name, p.version, p.path.display());
+        println!(
+            "{} {} (dem-api {}, {})",
+            p.name,
+            p.version,
+            p.api_version,
+            p.path.display()
+        );
         for f in &p.functors {
             let serves = match f.role {
                 dem_api::FunctorRole::Geometry => {

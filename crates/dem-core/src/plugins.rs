@@ -18,6 +18,8 @@ pub struct Plugin {
     pub name: String,
     /// The plugin's own version.
     pub version: String,
+    /// The dem-api version it was built against.
+    pub api_version: String,
     /// Its functors.
     pub functors: Vec<FunctorInfo>,
     root: PluginRootRef,
@@ -141,6 +143,7 @@ impl PluginSet {
         let plugin = Plugin {
             name: (root.name())().to_string(),
             version: (root.version())().to_string(),
+            api_version: (root.api_version())().to_string(),
             functors: (root.functors())().into_iter().collect(),
             path,
             root,

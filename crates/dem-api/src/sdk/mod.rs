@@ -98,6 +98,7 @@ macro_rules! export_plugin {
         pub fn dem_plugin_root() -> $crate::PluginRootRef {
             use ::abi_stable::prefix_type::PrefixTypeTrait;
             $crate::PluginRoot {
+                api_version: __dem_plugin_api_version,
                 name: __dem_plugin_name,
                 version: __dem_plugin_version,
                 functors: __dem_plugin_functors,
@@ -106,6 +107,10 @@ macro_rules! export_plugin {
                 new_law: __dem_plugin_new_law,
             }
             .leak_into_prefix()
+        }
+
+        extern "C" fn __dem_plugin_api_version() -> ::abi_stable::std_types::RStr<'static> {
+            $crate::API_VERSION.into()
         }
 
         extern "C" fn __dem_plugin_name() -> ::abi_stable::std_types::RStr<'static> {
