@@ -12,26 +12,39 @@ fn mass() -> f64 {
     DENSITY * 4.0 / 3.0 * PI * RADIUS.powi(3)
 }
 
-/// Result of one impact: (rebound / impact speed, duration of overlap).
-fn wall_impact(e: f64, attraction: bool, steps_per_contact: f64) -> (f64, f64) {
+/// A sphere falling at `v0` (no gravity) onto a floor from `steps_away` steps above it,
+/// with the linear law and these extra parameters.
+fn wall_drop(
+    law_params: &str,
+    steps_per_contact: f64,
+    steps_away: f64,
+) -> (dem_core::Simulation, f64) {
     let omega = (KN / mass()).sqrt();
     let dt = PI / omega / steps_per_contact;
-    let v0 = 1.0;
-    let z0 = RADIUS + 20.0 * v0 * dt;
+    let z0 = RADIUS + steps_away * dt;
     let scene = format!(
         r#"Scene(
         materials: {{ "m": (density: {DENSITY}, young: 1e9, friction: 0.5) }},
-        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
-                params: (kn: {KN}, restitution: {e}, attraction: {attraction}))],
+        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (kn: {KN}, {law_params}))],
         bodies: [
-            Sphere(center: (0, 0, {z0}), radius: {RADIUS}, material: "m", velocity: (0, 0, -{v0})),
+            Sphere(center: (0, 0, {z0}), radius: {RADIUS}, material: "m", velocity: (0, 0, -1)),
             Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m"),
         ],
         timestep: Fixed({dt}),
         duration: Steps(1),
     )"#
     );
-    let mut sim = sim_from_text(&scene, "impact.ron").unwrap();
+    (sim_from_text(&scene, "wall_drop.ron").unwrap(), dt)
+}
+
+/// Result of one impact: (rebound / impact speed, duration of overlap).
+fn wall_impact(e: f64, attraction: bool, steps_per_contact: f64) -> (f64, f64) {
+    let v0 = 1.0;
+    let (mut sim, dt) = wall_drop(
+        &format!("restitution: {e}, attraction: {attraction}"),
+        steps_per_contact,
+        20.0,
+    );
     let gap = |s: &dem_core::Simulation| s.particles.pos[0].z - RADIUS;
     let (mut t_in, mut t_out) = (None, None);
     let mut prev = gap(&sim);
@@ -148,24 +161,8 @@ fn head_on_conserves_momentum_and_energy() {
 
 /// Relative ledger error of one damped impact on a wall at `n` steps per contact.
 fn damped_ledger_error(n: f64) -> f64 {
-    let omega = (KN / mass()).sqrt();
-    let dt = PI / omega / n;
-    let v0 = 1.0;
     // Start a fraction of a step away from touching, so the onset falls inside a step.
-    let z0 = RADIUS + (20.0 + 0.37) * v0 * dt;
-    let scene = format!(
-        r#"Scene(
-        materials: {{ "m": (density: {DENSITY}, young: 1e9, friction: 0.5) }},
-        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (kn: {KN}, restitution: 0.5))],
-        bodies: [
-            Sphere(center: (0, 0, {z0}), radius: {RADIUS}, material: "m", velocity: (0, 0, -{v0})),
-            Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m"),
-        ],
-        timestep: Fixed({dt}),
-        duration: Steps(1),
-    )"#
-    );
-    let mut sim = sim_from_text(&scene, "damped.ron").unwrap();
+    let (mut sim, _) = wall_drop("restitution: 0.5", n, 20.37);
     sim.step().unwrap();
     let before = sim.ledger.total();
     sim.run_steps(20 + 3 * n as u64).unwrap();

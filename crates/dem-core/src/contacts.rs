@@ -223,7 +223,8 @@ impl Contacts {
     /// Runs geometry, lifecycle, L6Geom and law on every slot.
     pub fn process(&mut self, cx: &StepContext<'_>) -> Result<(), DemError> {
         let stride = self.stride;
-        for g in self.groups.clone() {
+        for gi in 0..self.groups.len() {
+            let g = self.groups[gi].clone();
             let slots = &mut self.slots[g.clone()];
             let state = &mut self.state[g.start * stride..g.end * stride];
             let chunk_state = (CHUNK * stride).max(1);
