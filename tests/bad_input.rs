@@ -187,3 +187,28 @@ fn walls_listed_before_spheres_dispatch_with_the_swap_flag() {
     assert!(sim.particles.vel[1].z > 0.0, "pushed up by the floor");
     let _ = plugins();
 }
+
+#[test]
+fn settings_and_generators_out_of_range_are_refused() {
+    let base = scene("Law2_L6Geom_LinearElPl", "()", "");
+    let e = error_of(&base.replace(
+        "duration: Steps(10),",
+        "duration: Steps(10), contacts: (contact_eps: NaN),",
+    ));
+    assert!(e.contains("contacts.contact_eps"), "{e}");
+    let e = error_of(&base.replace("density: 1000", "density: inf"));
+    assert!(e.contains("materials.m"), "{e}");
+    let fill = r#"RandomFill(min: (-1e308, 0, 0), max: (1e308, 1, 1), count: 3, radius: Const(0.1), material: "m", seed: 1),"#;
+    let e = error_of(&base.replace("bodies: [", &format!("bodies: [\n        {fill}")));
+    assert!(
+        e.contains("bodies[0]") && e.contains("box too small"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_unicode_params_block_with_an_error_is_located_without_panicking() {
+    // The params text starts with a two-byte character: locating it must not slice inside it.
+    let e = error_of(&scene("Law2_L6Geom_LinearElPl", "Ü(kn: -1)", ""));
+    assert!(e.contains("bad.ron:3:") && e.contains("`Ü`"), "{e}");
+}

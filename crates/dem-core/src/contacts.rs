@@ -192,10 +192,10 @@ impl Contacts {
                 j += 1;
             }
             if j == slots.len() || slots[j].key() != old.key() {
-                return Err(DemError::Scene(format!(
-                    "internal: live contact {}-{} missing from the new candidate list (skin too small?)",
-                    old.a, old.b
-                )));
+                // The pair separated beyond the broad phase's margin within one step: the
+                // contact is over.
+                tracing::debug!(target: "dem::contact", event = "end", a = old.a, b = old.b, reason = "left the candidate list");
+                continue;
             }
             slots[j] = old.clone();
             state[j * stride..(j + 1) * stride]
@@ -280,6 +280,12 @@ fn call_error(
     }
 }
 
+/// Finite geometry with a unit normal.
+fn valid(g: &RawGeom) -> bool {
+    let n = g.normal.na().norm();
+    g.gap.is_finite() && g.point.is_finite() && n.is_finite() && (n - 1.0).abs() < 1e-9
+}
+
 fn process_chunk(
     cx: &StepContext<'_>,
     slots: &mut [Slot],
@@ -322,14 +328,14 @@ fn process_chunk(
     for (i, (s, g)) in slots.iter_mut().zip(&raw).enumerate() {
         let (b1, b2) = s.bodies();
         s.new = false;
-        if g.touching == 0 || !(g.gap.is_finite() && g.normal.is_finite() && g.point.is_finite()) {
-            if g.touching != 0 {
+        if g.touching == 0 || !(valid(g) && g.gap < inputs[i].distance) {
+            if g.touching != 0 && !valid(g) {
                 return Err(call_error(
                     cx,
                     s,
                     &geom.plugin,
                     &geom.name,
-                    format!("returned non-finite geometry {g:?}"),
+                    format!("returned invalid geometry (non-finite, or normal not of unit length) {g:?}"),
                 ));
             }
             if s.active {

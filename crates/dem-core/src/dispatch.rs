@@ -159,7 +159,9 @@ impl Dispatch {
             };
             // Candidate pairs come ordered by particle id, so both kind orders are needed.
             shape_table.insert((ka, kb), (idx as u16, swap));
-            shape_table.insert((kb, ka), (idx as u16, !swap));
+            if ka != kb {
+                shape_table.insert((kb, ka), (idx as u16, !swap));
+            }
         }
 
         let mut laws = Vec::new();

@@ -88,6 +88,9 @@ impl Integrator {
                 let inertia = p.inertia[i][k];
                 if blocked.rotation(k) || !inertia.is_finite() {
                     ledger.boundary_work -= t * w0 * dt;
+                    if inertia.is_finite() {
+                        rot += 0.5 * inertia * w0 * w0;
+                    }
                     continue;
                 }
                 let td = damped(t, w0, self.damping);

@@ -72,11 +72,21 @@ impl Simulation {
             })
             .collect();
         for (name, m) in &scene.materials {
-            if !(m.density > 0.0 && m.young > 0.0 && m.friction >= 0.0) {
+            if !(positive(m.density)
+                && positive(m.young)
+                && m.friction >= 0.0
+                && m.friction.is_finite())
+            {
                 return Err(scene.error(format!(
-                    "materials.{name}: density and young must be > 0, friction >= 0"
+                    "materials.{name}: density and young must be finite and > 0, friction finite and >= 0"
                 )));
             }
+        }
+        let eps = scene.contacts.contact_eps;
+        if !(eps.is_finite() && eps >= 0.0) {
+            return Err(scene.error(format!(
+                "contacts.contact_eps: must be finite and >= 0, got {eps}"
+            )));
         }
         let mut particles = Particles::default();
         expand_bodies(&scene, &index, &mut particles)?;

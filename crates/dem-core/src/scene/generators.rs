@@ -182,7 +182,10 @@ pub fn expand_bodies(
                     Radius::Uniform(a, b) => (a, b),
                 };
                 positive("radius", rmin)?;
-                if rmax < rmin || (0..3).any(|i| hi[i] - lo[i] <= 2.0 * rmax) {
+                positive("radius", rmax)?;
+                // Every centre range `lo + r .. hi - r` must be finite and non-empty.
+                let fits = |i: usize| (hi[i] - lo[i]).is_finite() && lo[i] + rmax < hi[i] - rmax;
+                if rmax < rmin || !(0..3).all(fits) {
                     return Err(scene.error(format!("bodies[{k}]: box too small for radius up to {rmax}, or radius range inverted")));
                 }
                 let mut rng = rand_pcg::Pcg64::seed_from_u64(*seed);

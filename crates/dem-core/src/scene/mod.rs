@@ -269,8 +269,9 @@ impl Scene {
     /// Line and column in the scene file of a params block, to translate a plugin's error
     /// position (found by locating the verbatim text; `None` if it appears twice).
     pub fn locate(&self, raw: &str) -> Option<(usize, usize)> {
-        let at = self.text.find(raw)?;
-        if self.text[at + 1..].contains(raw) {
+        let mut hits = self.text.match_indices(raw).map(|(i, _)| i);
+        let at = hits.next()?;
+        if hits.next().is_some() {
             return None;
         }
         let before = &self.text[..at];
