@@ -172,7 +172,7 @@ fn damped_ledger_error(n: f64) -> f64 {
 
 /// With damping, the energy error of the leap-frog at contact onset and end (the force
 /// switches on and off within a step) no longer cancels; the ledger shows it, and it falls
-/// as the step shrinks, close to second order (measured slope about -1.7 over 25-200 steps
+/// as the step shrinks, close to second order (measured slope about -1.85 over 25-200 steps
 /// per contact, with scatter from where in its step the contact starts and ends).
 #[test]
 fn damped_impact_ledger_error_falls_as_the_step_shrinks() {

@@ -8,7 +8,9 @@
 //! Lifecycle with hysteresis (reference 001): a contact is created when the functor
 //! reports a gap below the law's interaction distance `D`, and kept while the gap stays
 //! below `D + contact_eps`. At creation the pre-impact normal velocity is stored and a
-//! `begin` event is logged (target `dem::contact`, level debug); removal logs `end`.
+//! `begin` event is logged (target `dem::contact`, level debug); removal logs `end`. On the
+//! step a contact ends, its law is called once more with `is_last` set: no force is applied
+//! from that call, only the dissipation of the final interval is booked.
 //!
 //! Each step, slots are processed in chunks in parallel (geometry, lifecycle, L6Geom, law,
 //! all pure per slot); forces are then gathered sequentially in slot order, so that the
@@ -44,6 +46,8 @@ pub struct Slot {
     pub active: bool,
     /// Was the contact created this step?
     pub new: bool,
+    /// Did the contact end this step (its last law call booked dissipation only)?
+    pub ending: bool,
     /// Tracked geometry.
     pub l6: L6State,
     /// Data stored at onset.
@@ -175,6 +179,7 @@ impl Contacts {
                 swap,
                 active: false,
                 new: false,
+                ending: false,
                 l6: L6State::default(),
                 onset: Onset::default(),
                 out: LawOutput::default(),
@@ -248,16 +253,19 @@ impl Contacts {
     /// Adds contact forces to the particles in slot order and returns the step's totals.
     pub fn gather(&self, p: &mut Particles) -> ContactTotals {
         let mut t = ContactTotals::default();
-        for s in self.slots.iter().filter(|s| s.active) {
+        for s in self.slots.iter().filter(|s| s.active || s.ending) {
+            t.elastic += s.out.elastic;
+            t.friction += s.out.friction;
+            t.damping += s.out.damping;
+            if s.ending {
+                continue;
+            }
             let (b1, b2) = s.bodies();
             p.force[b2] += s.force;
             p.force[b1] -= s.force;
             p.torque[b1] += s.torque[0];
             p.torque[b2] += s.torque[1];
             t.active += 1;
-            t.elastic += s.out.elastic;
-            t.friction += s.out.friction;
-            t.damping += s.out.damping;
         }
         t
     }
@@ -301,7 +309,13 @@ fn process_chunk(
         .iter()
         .map(|s| {
             let (b1, b2) = s.bodies();
-            let distance = law.distance + if s.active { cx.eps } else { 0.0 };
+            // A live contact always gets its geometry, so that its last step can be booked;
+            // whether it goes on is decided below.
+            let distance = if s.active {
+                f64::INFINITY
+            } else {
+                law.distance
+            };
             GeomInput {
                 b1: view(p, b1),
                 b2: view(p, b2),
@@ -328,26 +342,37 @@ fn process_chunk(
     for (i, (s, g)) in slots.iter_mut().zip(&raw).enumerate() {
         let (b1, b2) = s.bodies();
         s.new = false;
-        if g.touching == 0 || !(valid(g) && g.gap < inputs[i].distance) {
-            if g.touching != 0 && !valid(g) {
-                return Err(call_error(
-                    cx,
-                    s,
-                    &geom.plugin,
-                    &geom.name,
-                    format!("returned invalid geometry (non-finite, or normal not of unit length) {g:?}"),
-                ));
-            }
-            if s.active {
-                tracing::debug!(target: "dem::contact", event = "end", a = s.a, b = s.b, t = cx.time, gap = g.gap);
-                s.active = false;
-                state[i * stride..(i + 1) * stride].fill(0.0);
-            }
+        s.ending = false;
+        if g.touching != 0 && !valid(g) {
+            return Err(call_error(
+                cx,
+                s,
+                &geom.plugin,
+                &geom.name,
+                format!(
+                    "returned invalid geometry (non-finite, or normal not of unit length) {g:?}"
+                ),
+            ));
+        }
+        let limit = law.distance + if s.active { cx.eps } else { 0.0 };
+        let present = g.touching != 0 && g.gap < limit;
+        if !present && !s.active {
+            continue;
+        }
+        if g.touching == 0 {
+            // The functor gave no geometry for a live contact: end it without a last call.
+            tracing::debug!(target: "dem::contact", event = "end", a = s.a, b = s.b, t = cx.time);
+            s.active = false;
+            state[i * stride..(i + 1) * stride].fill(0.0);
             continue;
         }
         let (k1, k2) = (kin(p, b1), kin(p, b2));
         if s.active {
             s.l6.update(g, &k1, &k2, cx.dt, &cx.l6);
+            if !present {
+                s.ending = true;
+                tracing::debug!(target: "dem::contact", event = "end", a = s.a, b = s.b, t = cx.time, gap = g.gap);
+            }
         } else {
             s.l6 = L6State::create(g, &k1, &k2, &cx.l6);
             s.onset = Onset {
@@ -387,6 +412,7 @@ fn process_chunk(
                 onset: s.onset,
                 dt: cx.dt,
                 is_new: s.new as u32,
+                is_last: s.ending as u32,
             }
         })
         .collect();
@@ -427,6 +453,19 @@ fn process_chunk(
                 &law.name,
                 format!("returned a non-finite result {o:?}"),
             ));
+        }
+        if s.ending {
+            // The contact is over: only the dissipation of its last interval counts.
+            s.force = Vector3::zeros();
+            s.torque = [Vector3::zeros(); 2];
+            s.out = LawOutput {
+                friction: o.friction,
+                damping: o.damping,
+                ..LawOutput::default()
+            };
+            s.active = false;
+            state[i * stride..(i + 1) * stride].fill(0.0);
+            continue;
         }
         state[i * stride..i * stride + n].copy_from_slice(&law_state[k * n..(k + 1) * n]);
         let tt = s.l6.frame.transpose();

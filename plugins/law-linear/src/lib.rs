@@ -149,10 +149,17 @@ impl Law for LinearElPl {
         let kt = kn * self.p.kt_kn;
 
         // Normal: elastic part acts only in overlap; damping while in contact.
-        let f_el = if g.u.x < 0.0 { -kn * g.u.x } else { 0.0 };
+        // On the last call of a contact its force is gone; what remains to book is the
+        // dissipation of the final interval.
+        let last = input.is_last != 0;
+        let f_el = if g.u.x < 0.0 && !last {
+            -kn * g.u.x
+        } else {
+            0.0
+        };
         let eta = 2.0 * self.zeta * (input.pair.effective_mass() * kn).sqrt();
         let mut f_n = f_el - eta * g.u_dot.x;
-        if !self.p.attraction && f_n < 0.0 {
+        if (!self.p.attraction && f_n < 0.0) || last {
             f_n = 0.0;
         }
         let f_damp = f_n - f_el;
@@ -280,6 +287,35 @@ mod tests {
         })
         .unwrap();
         assert!(law.law(&sep, &mut [0.0; 3]).force.x < 0.0);
+    }
+
+    #[test]
+    fn last_call_books_the_final_interval_and_releases_the_springs() {
+        let law = LinearElPl::new(Params {
+            kn: Some(1000.0),
+            kt_kn: 1.0,
+            restitution: Some(0.5),
+            ..Default::default()
+        })
+        .unwrap();
+        let mut s = [0.0; 3];
+        // In contact and sliding: a damping force and a tangential force are stored.
+        law.law(
+            &input(Vec3::new(-1e-3, 0.0, 0.0), Vec3::new(-0.1, 1e-3, 0.0)),
+            &mut s,
+        );
+        let (f_damp, f_t) = (s[2], s[0]);
+        assert!(f_damp > 0.0 && f_t < 0.0);
+        // Last call: separated, moving apart at 0.2 m/s, no further slide.
+        let mut last = input(Vec3::new(1e-9, 0.0, 0.0), Vec3::new(0.2, 0.0, 0.0));
+        last.is_last = 1;
+        let out = law.law(&last, &mut s);
+        assert_eq!(out.force, Vec3::ZERO);
+        assert_eq!(out.elastic, 0.0);
+        // Second half of the trapezoid: the damping force of the previous step alone.
+        assert!((out.damping - (-0.5 * f_damp * 0.2 * 1e-3)).abs() < 1e-18);
+        // The tangential spring is released through slip: its stored energy is dissipated.
+        assert!((out.friction - f_t * f_t / 2000.0).abs() < 1e-15);
     }
 
     #[test]
