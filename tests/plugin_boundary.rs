@@ -1,11 +1,12 @@
 //! Behaviour at the plugin boundary: plugin log records reach the host's `tracing`, and two
-//! libraries serving the same shape pair or law name are an error naming both.
+//! libraries serving the same shape pair or law name are an error naming both. Also the
+//! solver's own load-time warnings, which use the same log capture.
 
 use dem_core::{PluginSet, Scene, Simulation};
 use dem_verification::{build_plugins, plugins, sim_from_text};
 use std::io::Write;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);
@@ -31,19 +32,29 @@ const TWO_SPHERES: &str = r#"Scene(
     duration: Steps(1),
 )"#;
 
+/// Everything logged in this test binary so far. The subscriber is global: the plugins'
+/// records arrive on the solver's worker threads.
+fn log() -> String {
+    static BUFFER: OnceLock<Captured> = OnceLock::new();
+    let buffer = BUFFER.get_or_init(|| {
+        let buffer = Captured::default();
+        let sink = buffer.clone();
+        tracing_subscriber::fmt()
+            .with_writer(move || sink.clone())
+            .with_ansi(false)
+            .init();
+        buffer
+    });
+    String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap()
+}
+
 #[test]
 fn plugin_log_records_reach_the_host() {
-    let buffer = Captured::default();
-    let sink = buffer.clone();
-    // Global: the plugin's records arrive on the solver's worker threads.
-    tracing_subscriber::fmt()
-        .with_writer(move || sink.clone())
-        .with_ansi(false)
-        .init();
+    log();
     // Coincident centres: the sphere-sphere functor warns (through its own tracing copy).
     let mut sim = sim_from_text(TWO_SPHERES, "logging.ron").unwrap();
     sim.step().unwrap();
-    let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let text = log();
     assert!(
         text.contains("WARN") && text.contains("coincident sphere centres"),
         "captured: {text}"
@@ -137,4 +148,22 @@ fn plugin_directories_are_scanned_and_junk_is_refused() {
     );
     let dirs = PluginSet::default_dirs();
     assert_eq!(&dirs[dirs.len() - 2..], [dir.clone(), "/elsewhere".into()]);
+}
+
+#[test]
+fn a_fixed_step_above_the_critical_step_is_warned_about() {
+    log();
+    // m = 4.19e-3 kg; the stiffest partner is a wall, k = 2 E r = 2e4 N/m: sqrt(m/k) = 4.6e-4 s.
+    let text = TWO_SPHERES
+        .replace("center: (0, 0, 0), radius", "center: (0, 0, 0.05), radius")
+        .replace("Fixed(1e-6)", "Fixed(1e-3)");
+    let sim = sim_from_text(&text, "coarse.ron").unwrap();
+    assert!(
+        (sim.critical_dt - (4.0 / 3.0 * std::f64::consts::PI * 1e-3 / 2e4f64).sqrt()).abs() < 1e-12
+    );
+    let log = log();
+    assert!(
+        log.contains("WARN") && log.contains("exceeds the critical step estimate"),
+        "captured: {log}"
+    );
 }
