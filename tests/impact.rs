@@ -1,6 +1,7 @@
 //! Collisions with the linear law against closed forms: restitution and contact duration of
 //! a sphere hitting a wall, and the head-on collision of two equal spheres.
 
+use dem_verification::impact::Collision;
 use dem_verification::sim_from_text;
 use std::f64::consts::PI;
 
@@ -39,29 +40,13 @@ fn wall_drop(
 
 /// Result of one impact: (rebound / impact speed, duration of overlap).
 fn wall_impact(e: f64, attraction: bool, steps_per_contact: f64) -> (f64, f64) {
-    let v0 = 1.0;
-    let (mut sim, dt) = wall_drop(
+    let (mut sim, _) = wall_drop(
         &format!("restitution: {e}, attraction: {attraction}"),
         steps_per_contact,
         20.0,
     );
-    let gap = |s: &dem_core::Simulation| s.particles.pos[0].z - RADIUS;
-    let (mut t_in, mut t_out) = (None, None);
-    let mut prev = gap(&sim);
-    while t_out.is_none() {
-        sim.step().unwrap();
-        let g = gap(&sim);
-        // Positions are at sim.time; interpolate the zero crossing within the step.
-        if t_in.is_none() && g < 0.0 {
-            t_in = Some(sim.time - dt * g / (g - prev));
-        } else if t_in.is_some() && g >= 0.0 {
-            t_out = Some(sim.time - dt * g / (g - prev));
-        }
-        prev = g;
-        assert!(sim.step < 100 * steps_per_contact as u64, "no rebound");
-    }
-    sim.run_steps(5).unwrap();
-    (sim.particles.vel[0].z / v0, t_out.unwrap() - t_in.unwrap())
+    let i = Collision::Floor { radius: RADIUS }.run(&mut sim, 100 * steps_per_contact as u64);
+    (i.rebound, i.duration)
 }
 
 /// Restitution of the linear spring-dashpot when the force is clamped at zero: the sphere

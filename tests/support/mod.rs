@@ -4,16 +4,20 @@
 //! The plugins are built into their own target directory (`target/test-plugins`) so that
 //! the nested cargo never waits on the lock of the outer `cargo test`.
 
+pub mod impact;
+
 use dem_core::{PluginSet, Scene, Simulation};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every plugin package of the workspace.
-pub const PLUGINS: [&str; 4] = [
+pub const PLUGINS: [&str; 6] = [
     "cg2-sphere-sphere",
     "cg2-wall-sphere",
     "law-linear",
+    "law-hertz-mindlin",
+    "law-modia3d",
     "test-faulty",
 ];
 

@@ -1,6 +1,6 @@
 //! `Law2_L6Geom_LinearElPl`: linear elastic / Coulomb-plastic contact (Cundall-Strack, as
 //! Woo's IdealElPl), with optional normal viscous damping set by a coefficient of
-//! restitution.
+//! restitution, and optional rolling and twisting resistance.
 //!
 //! Normal: `F_n = -k_n u_n - eta u_n_dot`, with `k_n` the series combination of `2 E_i r_i`
 //! of both bodies (a wall contributes an infinite spring), or the fixed `kn` parameter;
@@ -14,13 +14,16 @@
 //! carries with the bodies), limited to `mu F_n`, `mu` the smaller friction of the two
 //! materials (or the `friction` parameter).
 //!
-//! Energy: elastic energy is `F_n,el^2 / 2k_n + |F_t|^2 / 2k_t`. Dissipation during the step
-//! is booked with the trapezoid rule over `[t - dt, t]` (the force of the previous step is
-//! kept in the state), which is exactly the work the leap-frog integrator does with these
-//! forces, so the ledger closes to round-off apart from the instants of contact onset.
+//! Rolling and twisting: the SDK's resistance models (`Off`, `Cdt(mu: ..)`,
+//! `Epsd(mu: ..)`) on the relative rotation rate.
 //!
-//! State slots: `[F_t,y, F_t,z, F_damping,x]` (N, local frame).
+//! The pair constants (`k_n`, `k_t`, `eta`, `mu`, `R*`) are computed once per contact.
+//! Energy: elastic energy is `F_n,el^2 / 2k_n` plus what the springs store; dissipation is
+//! booked with the trapezoid rule over `[t - dt, t]`, which is exactly the work the
+//! leap-frog integrator does with these forces, so the ledger closes to round-off apart
+//! from the instants of contact onset.
 
+use dem_api::sdk::parts::{damping_ratio, pair_friction, NormalForce, Resistance, SpringSlider};
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair, Vec3};
 use serde::{Deserialize, Serialize};
@@ -39,6 +42,10 @@ pub struct Params {
     pub friction: Option<f64>,
     /// Let the damped normal force pull (no clamping at zero).
     pub attraction: bool,
+    /// Rolling resistance model.
+    pub rolling: Resistance,
+    /// Twisting resistance model.
+    pub twisting: Resistance,
 }
 
 impl Default for Params {
@@ -49,6 +56,8 @@ impl Default for Params {
             restitution: None,
             friction: None,
             attraction: false,
+            rolling: Resistance::Off,
+            twisting: Resistance::Off,
         }
     }
 }
@@ -57,6 +66,22 @@ impl Default for Params {
 pub struct LinearElPl {
     p: Params,
     zeta: f64,
+}
+
+dem_api::slots! {
+    /// Constants of one contact.
+    pub struct Constants {
+        /// Normal stiffness, N/m.
+        pub kn: f64,
+        /// Tangential stiffness, N/m.
+        pub kt: f64,
+        /// Normal viscous coefficient, N s/m.
+        pub eta: f64,
+        /// Coulomb coefficient.
+        pub mu: f64,
+        /// Effective radius, m.
+        pub r: f64,
+    }
 }
 
 impl LinearElPl {
@@ -75,18 +100,21 @@ impl LinearElPl {
     }
 }
 
-/// Damping ratio giving restitution `e` to a linear damped oscillator.
-pub fn damping_ratio(e: f64) -> f64 {
-    let l = e.ln();
-    -l / (l * l + std::f64::consts::PI.powi(2)).sqrt()
-}
+// State slots: normal damping force, tangential spring, rolling, twisting.
+const N0: usize = 0;
+const T0: usize = N0 + NormalForce::SLOTS;
+const R0: usize = T0 + SpringSlider::<2>::SLOTS;
+const W0: usize = R0 + Resistance::slots(2);
+const END: usize = W0 + Resistance::slots(1);
 
 impl Law for LinearElPl {
     type Params = Params;
+    type Constants = Constants;
     const NAME: &'static str = "Law2_L6Geom_LinearElPl";
     const DESCRIPTION: &'static str = "Linear spring-dashpot normal force (no attraction by \
         default) and incremental tangential spring with Coulomb slip; damping from a requested \
-        restitution coefficient; energy booked for the ledger.";
+        restitution coefficient; optional rolling and twisting resistance; energy booked for \
+        the ledger.";
     const PARAMS: &'static [Param] = &[
         Param {
             name: "kn",
@@ -113,8 +141,18 @@ impl Law for LinearElPl {
             unit: "flag",
             doc: "allow the damped normal force to pull",
         },
+        Param {
+            name: "rolling",
+            unit: "-",
+            doc: "Off | Cdt(mu: m) | Epsd(mu: m): rolling torque limit m R* |F_n|",
+        },
+        Param {
+            name: "twisting",
+            unit: "-",
+            doc: "Off | Cdt(mu: m) | Epsd(mu: m): twisting torque limit m R* |F_n|",
+        },
     ];
-    const STATE_LEN: usize = 3;
+    const STATE_LEN: usize = END;
 
     fn new(p: Params) -> Result<Self, String> {
         if let Some(k) = p.kn {
@@ -135,72 +173,71 @@ impl Law for LinearElPl {
                 return Err(format!("friction must be >= 0, got {mu}"));
             }
         }
+        p.rolling.validate("rolling")?;
+        p.twisting.validate("twisting")?;
         Ok(LinearElPl { p, zeta })
+    }
+
+    fn constants(&self, input: &LawInput) -> Constants {
+        let pair = &input.pair;
+        let kn = self.kn(pair);
+        Constants {
+            kn,
+            kt: kn * self.p.kt_kn,
+            eta: 2.0 * self.zeta * (pair.effective_mass() * kn).sqrt(),
+            mu: self.p.friction.unwrap_or_else(|| pair_friction(pair)),
+            r: pair.effective_radius(),
+        }
     }
 
     fn stiffness(&self, pair: &LawPair) -> f64 {
         self.kn(pair)
     }
 
-    fn law(&self, input: &LawInput, state: &mut [f64]) -> LawOutput {
+    fn law(&self, input: &LawInput, c: &Constants, state: &mut [f64]) -> LawOutput {
         let g = &input.geom;
         let dt = input.dt;
-        let kn = self.kn(&input.pair);
-        let kt = kn * self.p.kt_kn;
-
-        // Normal: elastic part acts only in overlap; damping while in contact.
         // On the last call of a contact its force is gone; what remains to book is the
         // dissipation of the final interval.
         let last = input.is_last != 0;
         let f_el = if g.u.x < 0.0 && !last {
-            -kn * g.u.x
+            -c.kn * g.u.x
         } else {
             0.0
         };
-        let eta = 2.0 * self.zeta * (input.pair.effective_mass() * kn).sqrt();
-        let mut f_n = f_el - eta * g.u_dot.x;
-        if (!self.p.attraction && f_n < 0.0) || last {
-            f_n = 0.0;
-        }
-        let f_damp = f_n - f_el;
-        let damping = -0.5 * (state[2] + f_damp) * g.u_dot.x * dt;
-        state[2] = f_damp;
-
-        // Tangential: incremental spring, Coulomb limit.
-        let mu = self.p.friction.unwrap_or(
-            input.pair.material[0]
-                .friction
-                .min(input.pair.material[1].friction),
+        let (f_n, damping) = NormalForce::step(
+            f_el,
+            -c.eta * g.u_dot.x,
+            self.p.attraction,
+            last,
+            g.u_dot.x,
+            dt,
+            &mut state[N0..T0],
         );
-        let prev = [state[0], state[1]];
-        let mut ft = [prev[0] - kt * g.u_dot.y * dt, prev[1] - kt * g.u_dot.z * dt];
-        let trial = ft;
-        let limit = mu * f_n.max(0.0);
-        let size = (ft[0] * ft[0] + ft[1] * ft[1]).sqrt();
-        let mut friction = 0.0;
-        if size > limit {
-            let s = if size > 0.0 { limit / size } else { 0.0 };
-            ft = [ft[0] * s, ft[1] * s];
-            if kt > 0.0 {
-                friction = ((prev[0] + ft[0]) * (trial[0] - ft[0])
-                    + (prev[1] + ft[1]) * (trial[1] - ft[1]))
-                    / (2.0 * kt);
-            }
-        }
-        state[0] = ft[0];
-        state[1] = ft[1];
-
-        let elastic = f_el * f_el / (2.0 * kn)
-            + if kt > 0.0 {
-                (ft[0] * ft[0] + ft[1] * ft[1]) / (2.0 * kt)
-            } else {
-                0.0
-            };
+        let t = SpringSlider::<2>::step(
+            c.kt,
+            [g.u_dot.y, g.u_dot.z],
+            dt,
+            c.mu * f_n.max(0.0),
+            &mut state[T0..R0],
+        );
+        let roll = self.p.rolling.step(
+            [g.phi_dot.y, g.phi_dot.z],
+            f_n,
+            c.kn,
+            c.r,
+            dt,
+            &mut state[R0..W0],
+        );
+        let twist = self
+            .p
+            .twisting
+            .step([g.phi_dot.x], f_n, c.kn, c.r, dt, &mut state[W0..END]);
         LawOutput {
-            force: Vec3::new(f_n, ft[0], ft[1]),
-            torque: Vec3::ZERO,
-            elastic,
-            friction,
+            force: Vec3::new(f_n, t.force[0], t.force[1]),
+            torque: Vec3::new(twist.force[0], roll.force[0], roll.force[1]),
+            elastic: f_el * f_el / (2.0 * c.kn) + t.elastic + roll.elastic + twist.elastic,
+            friction: t.dissipated + roll.dissipated + twist.dissipated,
             damping,
         }
     }
@@ -212,6 +249,11 @@ dem_api::export_plugin! { geometry: [], laws: [LinearElPl] }
 mod tests {
     use super::*;
     use dem_api::{L6Geom, Material};
+
+    fn run(law: &LinearElPl, inp: &LawInput, s: &mut [f64; END]) -> LawOutput {
+        let c = law.constants(inp);
+        law.law(inp, &c, s)
+    }
 
     fn input(u: Vec3, u_dot: Vec3) -> LawInput {
         let m = Material {
@@ -242,8 +284,8 @@ mod tests {
         let inp = input(Vec3::new(-1e-4, 0.0, 0.0), Vec3::ZERO);
         // 2 E r = 2e4 per body, in series 1e4 N/m.
         assert!((law.stiffness(&inp.pair) - 1e4).abs() < 1e-9);
-        let mut s = [0.0; 3];
-        let out = law.law(&inp, &mut s);
+        let mut s = [0.0; END];
+        let out = run(&law, &inp, &mut s);
         assert!((out.force.x - 1.0).abs() < 1e-12);
         assert!((out.elastic - 0.5 * 1e4 * 1e-8).abs() < 1e-18);
     }
@@ -256,9 +298,10 @@ mod tests {
             ..Default::default()
         })
         .unwrap();
-        let mut s = [0.0; 3];
+        let mut s = [0.0; END];
         // F_n = 1 N, mu = 0.5; a large slide must be capped at 0.5 N, opposing the motion.
-        let out = law.law(
+        let out = run(
+            &law,
             &input(Vec3::new(-1e-3, 0.0, 0.0), Vec3::new(0.0, 10.0, 0.0)),
             &mut s,
         );
@@ -272,21 +315,21 @@ mod tests {
 
     #[test]
     fn no_attraction_unless_asked() {
-        let mut s = [0.0; 3];
+        let mut s = [0.0; END];
         let sep = input(Vec3::new(-1e-6, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.0));
         let law = LinearElPl::new(Params {
             restitution: Some(0.5),
             ..Default::default()
         })
         .unwrap();
-        assert_eq!(law.law(&sep, &mut s).force.x, 0.0);
+        assert_eq!(run(&law, &sep, &mut s).force.x, 0.0);
         let law = LinearElPl::new(Params {
             restitution: Some(0.5),
             attraction: true,
             ..Default::default()
         })
         .unwrap();
-        assert!(law.law(&sep, &mut [0.0; 3]).force.x < 0.0);
+        assert!(run(&law, &sep, &mut [0.0; END]).force.x < 0.0);
     }
 
     #[test]
@@ -298,18 +341,19 @@ mod tests {
             ..Default::default()
         })
         .unwrap();
-        let mut s = [0.0; 3];
+        let mut s = [0.0; END];
         // In contact and sliding: a damping force and a tangential force are stored.
-        law.law(
+        run(
+            &law,
             &input(Vec3::new(-1e-3, 0.0, 0.0), Vec3::new(-0.1, 1e-3, 0.0)),
             &mut s,
         );
-        let (f_damp, f_t) = (s[2], s[0]);
+        let (f_damp, f_t) = (s[N0], s[T0]);
         assert!(f_damp > 0.0 && f_t < 0.0);
         // Last call: separated, moving apart at 0.2 m/s, no further slide.
         let mut last = input(Vec3::new(1e-9, 0.0, 0.0), Vec3::new(0.2, 0.0, 0.0));
         last.is_last = 1;
-        let out = law.law(&last, &mut s);
+        let out = run(&law, &last, &mut s);
         assert_eq!(out.force, Vec3::ZERO);
         assert_eq!(out.elastic, 0.0);
         // Second half of the trapezoid: the damping force of the previous step alone.

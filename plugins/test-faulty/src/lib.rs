@@ -27,6 +27,7 @@ impl Law for Faulty {
         doc: "\"panic\", \"nan\" or \"stiffness\"",
     }];
     const STATE_LEN: usize = 0;
+    type Constants = ();
 
     fn new(p: Params) -> Result<Self, String> {
         Ok(Faulty(p))
@@ -39,7 +40,9 @@ impl Law for Faulty {
         1e3
     }
 
-    fn law(&self, input: &LawInput, _: &mut [f64]) -> LawOutput {
+    fn constants(&self, _: &LawInput) {}
+
+    fn law(&self, input: &LawInput, _: &(), _: &mut [f64]) -> LawOutput {
         match self.0.fault.as_str() {
             "panic" => panic!("deliberate failure for the test suite"),
             "nan" => LawOutput {

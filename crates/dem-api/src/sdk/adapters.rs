@@ -1,7 +1,7 @@
 //! Adapters from the per-contact SDK traits to the batched ABI traits, with panic capture.
 
 use super::params::{default_text, parse_params};
-use super::{Geometry, Law, Param};
+use super::{Geometry, Law, Param, Slots};
 use crate::functor::{
     CallError, Cg2Box, Cg2Functor, Cg2Functor_TO, ContactLaw, ContactLaw_TO, GeomInput, LawBox,
 };
@@ -70,7 +70,7 @@ impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
 
 impl<L: Law> ContactLaw for LawAdapter<L> {
     fn state_len(&self) -> u32 {
-        L::STATE_LEN as u32
+        (L::Constants::LEN + L::STATE_LEN) as u32
     }
 
     fn interaction_distance(&self) -> f64 {
@@ -89,7 +89,8 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
         mut state: RSliceMut<'_, f64>,
         mut out: RSliceMut<'_, LawOutput>,
     ) -> RResult<(), CallError> {
-        let n = L::STATE_LEN;
+        let k = L::Constants::LEN;
+        let n = k + L::STATE_LEN;
         if inputs.len() != out.len() || state.len() != n * inputs.len() {
             return RErr(CallError {
                 index: u64::MAX,
@@ -99,7 +100,15 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
         guarded(|current| {
             for (i, (inp, o)) in inputs.iter().zip(out.iter_mut()).enumerate() {
                 current.set(i);
-                *o = self.0.law(inp, &mut state[i * n..(i + 1) * n]);
+                let (consts, own) = state[i * n..(i + 1) * n].split_at_mut(k);
+                let c = if inp.is_new != 0 {
+                    let c = self.0.constants(inp);
+                    c.store(consts);
+                    c
+                } else {
+                    L::Constants::load(consts)
+                };
+                *o = self.0.law(inp, &c, own);
             }
         })
     }

@@ -17,10 +17,13 @@
 mod adapters;
 mod logging;
 mod params;
+pub mod parts;
+mod slots;
 
 pub use adapters::{geometry_info, law_info, new_geometry, new_law};
 pub use logging::install_forwarder;
 pub use params::parse_params;
+pub use slots::Slots;
 
 use crate::geom::RawGeom;
 use crate::law::{LawInput, LawOutput, LawPair};
@@ -70,11 +73,22 @@ pub trait Law: Send + Sync + Sized + 'static {
     const DESCRIPTION: &'static str;
     /// One entry per field of `Params`.
     const PARAMS: &'static [Param];
-    /// Number of `f64` state slots per contact (zero at contact onset).
+    /// Number of `f64` state slots per contact (zero at contact onset), besides the
+    /// constants.
     const STATE_LEN: usize;
+    /// Per-contact constants (effective moduli, stiffnesses, damping coefficients...):
+    /// computed once when the contact is created, by [`Law::constants`], and kept for the
+    /// contact's life (the material-pair step, Yade's Ip2 or Woo's Cp2). Declare them with
+    /// [`slots!`](crate::slots); `()` for none.
+    type Constants: Slots;
 
     /// Builds the law; an `Err` is reported to the user with the law's name.
     fn new(params: Self::Params) -> Result<Self, String>;
+
+    /// The constants of a contact, from its first step's input (the two bodies, the
+    /// geometry and the onset data). Called once per contact, before the first
+    /// [`Law::law`] call.
+    fn constants(&self, input: &LawInput) -> Self::Constants;
 
     /// Gap below which a contact should exist, m (default 0: overlap only).
     fn interaction_distance(&self) -> f64 {
@@ -84,8 +98,9 @@ pub trait Law: Send + Sync + Sized + 'static {
     /// Largest stiffness of a contact of this pair, N/m (for the critical time step).
     fn stiffness(&self, pair: &LawPair) -> f64;
 
-    /// Force, torque and energy of one contact; `state` has `STATE_LEN` slots.
-    fn law(&self, input: &LawInput, state: &mut [f64]) -> LawOutput;
+    /// Force, torque and energy of one contact in one step, with its constants `c`;
+    /// `state` has `STATE_LEN` slots.
+    fn law(&self, input: &LawInput, c: &Self::Constants, state: &mut [f64]) -> LawOutput;
 }
 
 /// Exports a plugin's root module: `export_plugin! { geometry: [A, B], laws: [C] }`.

@@ -1,0 +1,66 @@
+//! The material-pair step: effective properties of the two bodies of a contact.
+//!
+//! A law computes these once, when a contact is created (in
+//! [`Law::constants`](crate::sdk::Law::constants)), not at every step.
+
+use crate::law::LawPair;
+
+/// Effective Young's modulus `E* = 1 / ((1 - nu1^2)/E1 + (1 - nu2^2)/E2)`, Pa.
+pub fn effective_young(pair: &LawPair) -> f64 {
+    let c = |i: usize| {
+        let m = &pair.material[i];
+        (1.0 - m.poisson * m.poisson) / m.young
+    };
+    1.0 / (c(0) + c(1))
+}
+
+/// Effective shear modulus `G* = 1 / ((2 - nu1)/G1 + (2 - nu2)/G2)`,
+/// `G_i = E_i / (2 (1 + nu_i))`, Pa (the Mindlin combination).
+pub fn effective_shear(pair: &LawPair) -> f64 {
+    let c = |i: usize| {
+        let m = &pair.material[i];
+        let g = m.young / (2.0 * (1.0 + m.poisson));
+        (2.0 - m.poisson) / g
+    };
+    1.0 / (c(0) + c(1))
+}
+
+/// Friction coefficient of a pair: the smaller of the two materials'.
+pub fn pair_friction(pair: &LawPair) -> f64 {
+    pair.material[0].friction.min(pair.material[1].friction)
+}
+
+/// Damping ratio `zeta = -ln e / sqrt(ln^2 e + pi^2)` that gives the coefficient of
+/// restitution `e` in (0, 1] to a linear damped oscillator (0 for `e = 1`).
+pub fn damping_ratio(e: f64) -> f64 {
+    let l = e.ln();
+    -l / (l * l + std::f64::consts::PI.powi(2)).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::law::Material;
+
+    #[test]
+    fn glass_on_glass() {
+        let glass = Material {
+            density: 2800.0,
+            young: 4.8e10,
+            poisson: 0.2,
+            friction: 0.3,
+        };
+        let pair = LawPair {
+            radius: [0.01, 0.01],
+            mass: [1.0, 1.0],
+            material: [glass, glass],
+        };
+        // E / (2 (1 - nu^2)) = 4.8e10 / 1.92.
+        assert!((effective_young(&pair) / 2.5e10 - 1.0).abs() < 1e-14);
+        // G = 2e10, G* = G / (2 (2 - nu)).
+        assert!((effective_shear(&pair) / (2e10 / 3.6) - 1.0).abs() < 1e-14);
+        // Restitution 1: no damping; e -> 0: critical damping.
+        assert_eq!(damping_ratio(1.0), 0.0);
+        assert!((damping_ratio(1e-300) - 1.0).abs() < 1e-4);
+    }
+}

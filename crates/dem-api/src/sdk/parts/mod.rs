@@ -1,0 +1,45 @@
+//! Parts a contact law is assembled from, so that laws share one implementation of each
+//! (as LIGGGHTS assembles a contact model from its normal, tangential and rolling models):
+//!
+//! - [`material`]: the material-pair step (Yade's Ip2, Woo's Cp2): effective modulus,
+//!   shear modulus and friction of a pair, computed once per contact in
+//!   [`Law::constants`](super::Law::constants);
+//! - [`hertz`]: the Hertz normal force of two elastic spheres;
+//! - [`normal`]: elastic plus viscous normal force, clamping and the booking of damping;
+//! - [`spring`]: an incremental spring with a slip limit (tangential force, rolling and
+//!   twisting springs), with the energy it stores and dissipates;
+//! - [`resistance`]: rolling and twisting resistance models any law can add (CDT, EPSD).
+//!
+//! Energy: every part returns what it stores (elastic energy now) and what it dissipated
+//! during the step, booked with the trapezoid rule over `[t - dt, t]` from the force of
+//! the previous step (kept in the state) and the current one. That is the work the
+//! leap-frog integrator does with these forces, so the solver's energy ledger closes.
+
+pub mod hertz;
+pub mod material;
+pub mod normal;
+pub mod resistance;
+pub mod spring;
+
+pub use hertz::Hertz;
+pub use material::{damping_ratio, effective_shear, effective_young, pair_friction};
+pub use normal::NormalForce;
+pub use resistance::Resistance;
+pub use spring::{SpringOut, SpringSlider};
+
+/// Energy the contact takes from the bodies during one step, J: the work of a force (or
+/// torque) going from `prev` at `t - dt` to `now` at `t` against the relative motion
+/// `rate` (at `t - dt/2`), by the trapezoid rule: `-(prev + now)/2 . rate dt`.
+pub fn work_absorbed<const N: usize>(
+    prev: &[f64; N],
+    now: &[f64; N],
+    rate: &[f64; N],
+    dt: f64,
+) -> f64 {
+    -0.5 * dt * (0..N).map(|i| (prev[i] + now[i]) * rate[i]).sum::<f64>()
+}
+
+/// Euclidean norm of a small vector.
+pub fn norm<const N: usize>(v: &[f64; N]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}

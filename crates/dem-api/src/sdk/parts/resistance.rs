@@ -1,0 +1,128 @@
+//! Rolling and twisting resistance: sub-models any law adds to its normal and tangential
+//! parts, selected per law in the scene.
+//!
+//! Both act on the relative rotation of the bodies in the contact frame (`phi_dot` of
+//! L6Geom): rolling on its tangential components (y, z), twisting on the normal one (x).
+//! The torque limit is `mu R* |F_n|`, `R*` the effective radius (a wall's is infinite, so
+//! `R*` is the sphere's radius).
+//!
+//! - `Cdt` (constant directional torque, model A of Ai et al. 2011): a torque of the
+//!   limit's magnitude against the relative rotation rate. A sphere rolling at `v` on a
+//!   wall stops after `7 v^2 / (10 mu g)`. At rest the rate changes sign from step to step
+//!   and the torque with it: the body stays in place, chattering by an angle of order
+//!   `dt^2 mu R* F_n / I` (and on a slope it creeps at a rate that falls with `dt`).
+//! - `Epsd` (elastic-plastic spring-dashpot, model C of Ai et al. without the dashpot): an
+//!   incremental spring of stiffness `k_r = 2.25 k_n mu^2 R*^2` (`k_n` the normal tangent
+//!   stiffness), capped at the limit: it holds a body at rest without chatter.
+
+use super::spring::{SpringOut, SpringSlider};
+use super::{norm, work_absorbed};
+use serde::{Deserialize, Serialize};
+
+/// A rolling or twisting resistance model, as written in a scene's law parameters:
+/// `Off`, `Cdt(mu: 0.05)` or `Epsd(mu: 0.05)`.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub enum Resistance {
+    /// No resistance.
+    #[default]
+    Off,
+    /// Constant directional torque with coefficient `mu` (dimensionless).
+    Cdt {
+        /// Resistance coefficient (torque limit over `R* |F_n|`).
+        mu: f64,
+    },
+    /// Elastic-plastic spring with coefficient `mu` (dimensionless).
+    Epsd {
+        /// Resistance coefficient (torque limit over `R* |F_n|`).
+        mu: f64,
+    },
+}
+
+impl Resistance {
+    /// Checks the coefficient; `what` names the parameter in the message.
+    pub fn validate(&self, what: &str) -> Result<(), String> {
+        match *self {
+            Resistance::Cdt { mu } | Resistance::Epsd { mu } if !(mu >= 0.0 && mu.is_finite()) => {
+                Err(format!("{what}: mu must be >= 0 and finite, got {mu}"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// State slots used for `N` components (2 for rolling, 1 for twisting).
+    pub const fn slots(n: usize) -> usize {
+        n + 1
+    }
+
+    /// Torque on body 2 for relative rotation rate `rate` (rad/s, the components this model
+    /// acts on), normal force `f_n` (N), normal stiffness `kn` (N/m), effective radius
+    /// `r` (m), time step `dt` (s). `state` has [`slots(N)`](Self::slots) slots.
+    pub fn step<const N: usize>(
+        &self,
+        rate: [f64; N],
+        f_n: f64,
+        kn: f64,
+        r: f64,
+        dt: f64,
+        state: &mut [f64],
+    ) -> SpringOut<N> {
+        match *self {
+            Resistance::Off => SpringOut {
+                force: [0.0; N],
+                elastic: 0.0,
+                dissipated: 0.0,
+            },
+            Resistance::Cdt { mu } => {
+                let limit = mu * r * f_n.abs();
+                let speed = norm(&rate);
+                let mut torque = [0.0; N];
+                if speed > 0.0 {
+                    for i in 0..N {
+                        torque[i] = -limit * rate[i] / speed;
+                    }
+                }
+                let mut prev = [0.0; N];
+                prev.copy_from_slice(&state[..N]);
+                state[..N].copy_from_slice(&torque);
+                SpringOut {
+                    force: torque,
+                    elastic: 0.0,
+                    dissipated: work_absorbed(&prev, &torque, &rate, dt),
+                }
+            }
+            Resistance::Epsd { mu } => {
+                let k = 2.25 * kn * mu * mu * r * r;
+                SpringSlider::<N>::step(k, rate, dt, mu * r * f_n.abs(), state)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cdt_opposes_rotation_with_the_limit() {
+        let mut s = [0.0; 3];
+        let out = Resistance::Cdt { mu: 0.1 }.step([3.0, 4.0], 10.0, 1e5, 0.01, 1e-4, &mut s);
+        // Limit 0.1 * 0.01 * 10 = 0.01 N m, against (0.6, 0.8).
+        assert!((out.force[0] + 0.006).abs() < 1e-15);
+        assert!((out.force[1] + 0.008).abs() < 1e-15);
+        assert!(out.dissipated > 0.0);
+    }
+
+    #[test]
+    fn epsd_is_a_capped_spring() {
+        let mut s = [0.0; 2];
+        let r = Resistance::Epsd { mu: 0.1 };
+        // k_r = 2.25 * 1e5 * 0.01 * 1e-4 = 0.225 N m/rad; one step of 1 rad/s * 1e-3 s.
+        let out = r.step([1.0], 10.0, 1e5, 0.01, 1e-3, &mut s);
+        assert!((out.force[0] + 2.25e-4).abs() < 1e-15);
+        // A large rotation is capped at 0.01 N m.
+        let out = r.step([1000.0], 10.0, 1e5, 0.01, 1e-3, &mut s);
+        assert!((out.force[0] + 0.01).abs() < 1e-15);
+        assert!(Resistance::Cdt { mu: -1.0 }.validate("rolling").is_err());
+    }
+}
