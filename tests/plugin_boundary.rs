@@ -42,6 +42,7 @@ fn log() -> String {
         tracing_subscriber::fmt()
             .with_writer(move || sink.clone())
             .with_ansi(false)
+            .with_max_level(tracing_subscriber::filter::LevelFilter::DEBUG)
             .init();
         buffer
     });
@@ -127,7 +128,9 @@ fn plugin_directories_are_scanned_and_junk_is_refused() {
         [
             "cg2-sphere-sphere",
             "cg2-wall-sphere",
+            "law-hertz-mindlin",
             "law-linear",
+            "law-modia3d",
             "test-faulty"
         ]
     );
@@ -166,4 +169,41 @@ fn a_fixed_step_above_the_critical_step_is_warned_about() {
         log.contains("WARN") && log.contains("exceeds the critical step estimate"),
         "captured: {log}"
     );
+}
+
+/// Contact begin and end events, as Modia3D logs them: time, pair, distance, normal and
+/// the normal velocity stored at onset.
+#[test]
+fn contact_begin_and_end_are_logged_with_the_onset_data() {
+    log();
+    let scene = r#"Scene(
+        materials: { "m": (density: 1000, young: 1e7, poisson: 0.3) },
+        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_Modia3D", params: (restitution: 0.5))],
+        bodies: [
+            Sphere(center: (0, 0, 0.01001), radius: 0.01, material: "m", velocity: (0, 0, -0.5)),
+            Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m"),
+        ],
+        timestep: Fixed(1e-6),
+        duration: Steps(1),
+    )"#;
+    let mut sim = sim_from_text(scene, "events.ron").unwrap();
+    sim.run_steps(3000).unwrap();
+    let text = log();
+    let line = |event: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("event=\"{event}\"")) && l.contains("a=0 b=1"))
+            .unwrap_or_else(|| panic!("no {event} event for 0-1 in: {text}"))
+            .to_string()
+    };
+    let begin = line("begin");
+    for field in [
+        "t=",
+        "gap=",
+        "normal=[0.0, 0.0, 1.0]",
+        "normal_velocity=-0.5",
+    ] {
+        assert!(begin.contains(field), "{field} missing in: {begin}");
+    }
+    let end = line("end");
+    assert!(end.contains("t=") && end.contains("gap="), "{end}");
 }

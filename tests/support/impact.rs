@@ -94,3 +94,57 @@ impl Collision {
         }
     }
 }
+
+/// A sphere above a floor wall at z = 0 (sphere 0, wall 1), both of one material.
+#[derive(Clone, Debug)]
+pub struct FloorScene<'a> {
+    /// Law name.
+    pub law: &'a str,
+    /// Law parameters, RON fields without the parentheses.
+    pub params: &'a str,
+    /// Material record, e.g. `(density: 2800, young: 4.8e10, poisson: 0.2, friction: 0.3)`.
+    pub material: &'a str,
+    /// Sphere radius, m.
+    pub radius: f64,
+    /// Height of the centre, m.
+    pub height: f64,
+    /// Velocity, m/s.
+    pub velocity: [f64; 3],
+    /// Angular velocity, rad/s.
+    pub angular_velocity: [f64; 3],
+    /// Gravity, m/s^2.
+    pub gravity: [f64; 3],
+    /// Time step, s.
+    pub dt: f64,
+}
+
+impl FloorScene<'_> {
+    /// The simulation of this scene.
+    pub fn build(&self) -> Simulation {
+        let v = |a: [f64; 3]| format!("({:e}, {:e}, {:e})", a[0], a[1], a[2]);
+        let text = format!(
+            r#"Scene(
+            materials: {{ "m": {material} }},
+            laws: [(materials: ("*", "*"), law: "{law}", params: ({params}))],
+            bodies: [
+                Sphere(center: (0, 0, {z:e}), radius: {r:e}, material: "m", velocity: {vel},
+                       angular_velocity: {w}),
+                Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m"),
+            ],
+            gravity: {g},
+            timestep: Fixed({dt:e}),
+            duration: Steps(1),
+        )"#,
+            material = self.material,
+            law = self.law,
+            params = self.params,
+            z = self.height,
+            r = self.radius,
+            vel = v(self.velocity),
+            w = v(self.angular_velocity),
+            g = v(self.gravity),
+            dt = self.dt,
+        );
+        crate::sim_from_text(&text, "floor.ron").unwrap()
+    }
+}

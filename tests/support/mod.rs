@@ -5,6 +5,7 @@
 //! the nested cargo never waits on the lock of the outer `cargo test`.
 
 pub mod impact;
+pub mod reference;
 
 use dem_core::{PluginSet, Scene, Simulation};
 use std::path::{Path, PathBuf};

@@ -383,7 +383,9 @@ fn process_chunk(
             s.new = true;
             tracing::debug!(
                 target: "dem::contact",
-                event = "begin", a = s.a, b = s.b, t = cx.time, gap = g.gap, normal_velocity = s.onset.normal_velocity
+                event = "begin", a = s.a, b = s.b, t = cx.time, gap = g.gap,
+                normal = ?[g.normal.x, g.normal.y, g.normal.z], point = ?[g.point.x, g.point.y, g.point.z],
+                normal_velocity = s.onset.normal_velocity
             );
         }
     }

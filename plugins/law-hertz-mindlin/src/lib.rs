@@ -14,15 +14,18 @@
 //! - tangential: incremental spring of stiffness `S_t = 8 G* sqrt(R* delta)` in the contact
 //!   frame, Coulomb limit `mu F_n`; when `S_t` falls (unloading) the stored force is scaled
 //!   by `S_t / S_t,prev` (the "rescale" behaviour), so that unloading never returns more
-//!   energy than loading stored; slip and rescaling losses are booked as friction. No
-//!   tangential damping.
+//!   energy than loading stored; slip and rescaling losses are booked as friction.
+//!   Tangential damping (unless `tangential_damping: false`), as EDEM:
+//!   `-2 sqrt(5/6) beta' sqrt(S_t m*) u_t_dot` while the spring sticks, the total never
+//!   above `mu F_n`; booked as damping.
 //! - rolling and twisting: the SDK's resistance models, with `k_n = S_n`.
 //!
 //! The critical time step uses `S_n` at the overlap `stiffness_overlap R*` (default 1 %
 //! of `R*`): for faster impacts choose a fixed time step.
 
 use dem_api::sdk::parts::{
-    damping_ratio, effective_shear, pair_friction, Hertz, NormalForce, Resistance, SpringSlider,
+    damping_ratio, effective_inertia, effective_shear, pair_friction, Dashpot, Hertz, NormalForce,
+    Resistance, SpringSlider,
 };
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair, Vec3};
@@ -38,6 +41,8 @@ pub struct Params {
     pub friction: Option<f64>,
     /// Let the damped normal force pull (no clamping at zero).
     pub attraction: bool,
+    /// Damp the tangential spring with the normal damping ratio.
+    pub tangential_damping: bool,
     /// Rolling resistance model.
     pub rolling: Resistance,
     /// Twisting resistance model.
@@ -53,6 +58,7 @@ impl Default for Params {
             restitution: None,
             friction: None,
             attraction: false,
+            tangential_damping: true,
             rolling: Resistance::Off,
             twisting: Resistance::Off,
             stiffness_overlap: 0.01,
@@ -79,13 +85,16 @@ dem_api::slots! {
         pub mu: f64,
         /// Effective radius, m.
         pub r: f64,
+        /// Effective inertia for relative rotation, kg m^2.
+        pub i: f64,
     }
 }
 
-// State slots: normal damping force, tangential spring, rolling, twisting.
+// State slots: normal damping force, tangential spring and dashpot, rolling, twisting.
 const N0: usize = 0;
 const T0: usize = N0 + NormalForce::SLOTS;
-const R0: usize = T0 + SpringSlider::<2>::SLOTS;
+const D0: usize = T0 + SpringSlider::<2>::SLOTS;
+const R0: usize = D0 + Dashpot::<2>::SLOTS;
 const W0: usize = R0 + Resistance::slots(2);
 const END: usize = W0 + Resistance::slots(1);
 
@@ -112,6 +121,11 @@ impl Law for HertzMindlin {
             name: "attraction",
             unit: "flag",
             doc: "allow the damped normal force to pull (then the restitution is exactly e)",
+        },
+        Param {
+            name: "tangential_damping",
+            unit: "flag",
+            doc: "damp the tangential spring as the normal one (EDEM); default true",
         },
         Param {
             name: "rolling",
@@ -162,6 +176,7 @@ impl Law for HertzMindlin {
             cd: 2.0 * (5.0f64 / 6.0).sqrt() * self.zeta * pair.effective_mass().sqrt(),
             mu: self.p.friction.unwrap_or_else(|| pair_friction(pair)),
             r,
+            i: effective_inertia(pair),
         }
     }
 
@@ -188,31 +203,35 @@ impl Law for HertzMindlin {
             dt,
             &mut state[N0..T0],
         );
-        let t = SpringSlider::<2>::step(
-            c.st * delta.sqrt(),
-            [g.u_dot.y, g.u_dot.z],
-            dt,
-            c.mu * f_n.max(0.0),
-            &mut state[T0..R0],
-        );
+        let s_t = c.st * delta.sqrt();
+        let rate_t = [g.u_dot.y, g.u_dot.z];
+        let limit = c.mu * f_n.max(0.0);
+        let t = SpringSlider::<2>::step(s_t, rate_t, dt, limit, &mut state[T0..D0]);
+        let c_t = if self.p.tangential_damping {
+            c.cd * s_t.sqrt()
+        } else {
+            0.0
+        };
+        let (f_t, t_damping) = Dashpot::<2>::step(&t, c_t, rate_t, dt, limit, &mut state[D0..R0]);
         let roll = self.p.rolling.step(
             [g.phi_dot.y, g.phi_dot.z],
             f_n,
             s_n,
             c.r,
+            c.i,
             dt,
             &mut state[R0..W0],
         );
-        let twist = self
-            .p
-            .twisting
-            .step([g.phi_dot.x], f_n, s_n, c.r, dt, &mut state[W0..END]);
+        let twist =
+            self.p
+                .twisting
+                .step([g.phi_dot.x], f_n, s_n, c.r, c.i, dt, &mut state[W0..END]);
         LawOutput {
-            force: Vec3::new(f_n, t.force[0], t.force[1]),
+            force: Vec3::new(f_n, f_t[0], f_t[1]),
             torque: Vec3::new(twist.force[0], roll.force[0], roll.force[1]),
             elastic: hertz.energy(delta) + t.elastic + roll.elastic + twist.elastic,
             friction: t.dissipated + roll.dissipated + twist.dissipated,
-            damping,
+            damping: damping + t_damping,
         }
     }
 }

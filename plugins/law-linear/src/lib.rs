@@ -23,7 +23,9 @@
 //! leap-frog integrator does with these forces, so the ledger closes to round-off apart
 //! from the instants of contact onset.
 
-use dem_api::sdk::parts::{damping_ratio, pair_friction, NormalForce, Resistance, SpringSlider};
+use dem_api::sdk::parts::{
+    damping_ratio, effective_inertia, pair_friction, NormalForce, Resistance, SpringSlider,
+};
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair, Vec3};
 use serde::{Deserialize, Serialize};
@@ -81,6 +83,8 @@ dem_api::slots! {
         pub mu: f64,
         /// Effective radius, m.
         pub r: f64,
+        /// Effective inertia for relative rotation, kg m^2.
+        pub i: f64,
     }
 }
 
@@ -187,6 +191,7 @@ impl Law for LinearElPl {
             eta: 2.0 * self.zeta * (pair.effective_mass() * kn).sqrt(),
             mu: self.p.friction.unwrap_or_else(|| pair_friction(pair)),
             r: pair.effective_radius(),
+            i: effective_inertia(pair),
         }
     }
 
@@ -226,13 +231,14 @@ impl Law for LinearElPl {
             f_n,
             c.kn,
             c.r,
+            c.i,
             dt,
             &mut state[R0..W0],
         );
-        let twist = self
-            .p
-            .twisting
-            .step([g.phi_dot.x], f_n, c.kn, c.r, dt, &mut state[W0..END]);
+        let twist =
+            self.p
+                .twisting
+                .step([g.phi_dot.x], f_n, c.kn, c.r, c.i, dt, &mut state[W0..END]);
         LawOutput {
             force: Vec3::new(f_n, t.force[0], t.force[1]),
             torque: Vec3::new(twist.force[0], roll.force[0], roll.force[1]),

@@ -30,6 +30,27 @@ pub fn pair_friction(pair: &LawPair) -> f64 {
     pair.material[0].friction.min(pair.material[1].friction)
 }
 
+/// Effective moment of inertia for the relative rotation of the two bodies,
+/// `I1 I2 / (I1 + I2)`, kg m^2, taking both as solid spheres (`I = 2/5 m r^2`; a body of
+/// infinite mass or radius, such as a wall, has infinite inertia). Exact for spheres, an
+/// estimate for other shapes: laws use it only to keep explicit integration stable.
+pub fn effective_inertia(pair: &LawPair) -> f64 {
+    let i = |k: usize| 0.4 * pair.mass[k] * pair.radius[k] * pair.radius[k];
+    let (a, b) = (i(0), i(1));
+    match (a.is_finite(), b.is_finite()) {
+        (true, true) => a * b / (a + b),
+        (true, false) => a,
+        (false, true) => b,
+        (false, false) => f64::INFINITY,
+    }
+}
+
+/// Effective mass for sliding at the contact point of two solid spheres, `(2/7) m*`, kg:
+/// the mass that a tangential force at the contact accelerates, rotation included.
+pub fn sliding_mass(pair: &LawPair) -> f64 {
+    2.0 / 7.0 * pair.effective_mass()
+}
+
 /// Damping ratio `zeta = -ln e / sqrt(ln^2 e + pi^2)` that gives the coefficient of
 /// restitution `e` in (0, 1] to a linear damped oscillator (0 for `e = 1`).
 pub fn damping_ratio(e: f64) -> f64 {

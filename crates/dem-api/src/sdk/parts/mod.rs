@@ -7,7 +7,8 @@
 //! - [`hertz`]: the Hertz normal force of two elastic spheres;
 //! - [`normal`]: elastic plus viscous normal force, clamping and the booking of damping;
 //! - [`spring`]: an incremental spring with a slip limit (tangential force, rolling and
-//!   twisting springs), with the energy it stores and dissipates;
+//!   twisting springs), with the energy it stores and dissipates; [`dashpot`]: tangential
+//!   damping beside it;
 //! - [`resistance`]: rolling and twisting resistance models any law can add (CDT, EPSD).
 //!
 //! Energy: every part returns what it stores (elastic energy now) and what it dissipated
@@ -15,14 +16,18 @@
 //! the previous step (kept in the state) and the current one. That is the work the
 //! leap-frog integrator does with these forces, so the solver's energy ledger closes.
 
+pub mod dashpot;
 pub mod hertz;
 pub mod material;
 pub mod normal;
 pub mod resistance;
 pub mod spring;
 
+pub use dashpot::Dashpot;
 pub use hertz::Hertz;
-pub use material::{damping_ratio, effective_shear, effective_young, pair_friction};
+pub use material::{
+    damping_ratio, effective_inertia, effective_shear, effective_young, pair_friction, sliding_mass,
+};
 pub use normal::NormalForce;
 pub use resistance::Resistance;
 pub use spring::{SpringOut, SpringSlider};

@@ -8,9 +8,10 @@
 //!
 //! - `Cdt` (constant directional torque, model A of Ai et al. 2011): a torque of the
 //!   limit's magnitude against the relative rotation rate. A sphere rolling at `v` on a
-//!   wall stops after `7 v^2 / (10 mu g)`. At rest the rate changes sign from step to step
-//!   and the torque with it: the body stays in place, chattering by an angle of order
-//!   `dt^2 mu R* F_n / I` (and on a slope it creeps at a rate that falls with `dt`).
+//!   wall stops after `7 v^2 / (10 mu g)`. Near rest the torque is limited to what stops
+//!   the relative rotation within one step (`I* |w| / dt`, `I*` the effective inertia), so
+//!   that it does not reverse the rotation and chatter; as the torque lags the motion by a
+//!   step, a body held on a slope creeps at a rate proportional to `dt`.
 //! - `Epsd` (elastic-plastic spring-dashpot, model C of Ai et al. without the dashpot): an
 //!   incremental spring of stiffness `k_r = 2.25 k_n mu^2 R*^2` (`k_n` the normal tangent
 //!   stiffness), capped at the limit: it holds a body at rest without chatter.
@@ -57,13 +58,17 @@ impl Resistance {
 
     /// Torque on body 2 for relative rotation rate `rate` (rad/s, the components this model
     /// acts on), normal force `f_n` (N), normal stiffness `kn` (N/m), effective radius
-    /// `r` (m), time step `dt` (s). `state` has [`slots(N)`](Self::slots) slots.
+    /// `r` (m), effective inertia `inertia` (kg m^2, see
+    /// [`effective_inertia`](super::effective_inertia)), time step `dt` (s). `state` has
+    /// [`slots(N)`](Self::slots) slots.
+    #[allow(clippy::too_many_arguments)]
     pub fn step<const N: usize>(
         &self,
         rate: [f64; N],
         f_n: f64,
         kn: f64,
         r: f64,
+        inertia: f64,
         dt: f64,
         state: &mut [f64],
     ) -> SpringOut<N> {
@@ -74,8 +79,8 @@ impl Resistance {
                 dissipated: 0.0,
             },
             Resistance::Cdt { mu } => {
-                let limit = mu * r * f_n.abs();
                 let speed = norm(&rate);
+                let limit = (mu * r * f_n.abs()).min(inertia * speed / dt);
                 let mut torque = [0.0; N];
                 if speed > 0.0 {
                     for i in 0..N {
@@ -106,11 +111,14 @@ mod tests {
     #[test]
     fn cdt_opposes_rotation_with_the_limit() {
         let mut s = [0.0; 3];
-        let out = Resistance::Cdt { mu: 0.1 }.step([3.0, 4.0], 10.0, 1e5, 0.01, 1e-4, &mut s);
+        let out = Resistance::Cdt { mu: 0.1 }.step([3.0, 4.0], 10.0, 1e5, 0.01, 1.0, 1e-4, &mut s);
         // Limit 0.1 * 0.01 * 10 = 0.01 N m, against (0.6, 0.8).
         assert!((out.force[0] + 0.006).abs() < 1e-15);
         assert!((out.force[1] + 0.008).abs() < 1e-15);
         assert!(out.dissipated > 0.0);
+        // Slow rotation of a light body: only what stops it in this step.
+        let out = Resistance::Cdt { mu: 0.1 }.step([1e-3], 10.0, 1e5, 0.01, 1e-6, 1e-4, &mut s);
+        assert!((out.force[0] + 1e-5).abs() < 1e-18);
     }
 
     #[test]
@@ -118,10 +126,10 @@ mod tests {
         let mut s = [0.0; 2];
         let r = Resistance::Epsd { mu: 0.1 };
         // k_r = 2.25 * 1e5 * 0.01 * 1e-4 = 0.225 N m/rad; one step of 1 rad/s * 1e-3 s.
-        let out = r.step([1.0], 10.0, 1e5, 0.01, 1e-3, &mut s);
+        let out = r.step([1.0], 10.0, 1e5, 0.01, 1.0, 1e-3, &mut s);
         assert!((out.force[0] + 2.25e-4).abs() < 1e-15);
         // A large rotation is capped at 0.01 N m.
-        let out = r.step([1000.0], 10.0, 1e5, 0.01, 1e-3, &mut s);
+        let out = r.step([1000.0], 10.0, 1e5, 0.01, 1.0, 1e-3, &mut s);
         assert!((out.force[0] + 0.01).abs() < 1e-15);
         assert!(Resistance::Cdt { mu: -1.0 }.validate("rolling").is_err());
     }
