@@ -3,7 +3,8 @@
 //! Particles ([`particles`]), the leap-frog [`integrator`], the single [`l6geom`] update,
 //! the [`broadphase`], the [`contacts`] container and lifecycle, [`dispatch`] tables,
 //! the [`energy`] ledger, [`plugins`] loading and [`scene`] files, tied together by
-//! [`simulation::Simulation`].
+//! [`simulation::Simulation`]. The [`law_tester`] drives one contact through a prescribed
+//! motion.
 
 pub mod broadphase;
 pub mod contacts;
@@ -12,6 +13,7 @@ pub mod energy;
 pub mod error;
 pub mod integrator;
 pub mod l6geom;
+pub mod law_tester;
 pub mod particles;
 pub mod plugins;
 pub mod scene;

@@ -24,8 +24,8 @@
 //! of `R*`): for faster impacts choose a fixed time step.
 
 use dem_api::sdk::parts::{
-    damping_ratio, effective_inertia, effective_shear, pair_friction, Dashpot, Hertz, NormalForce,
-    Resistance, SpringSlider,
+    damping_ratio, effective_inertia, effective_shear, pair_friction, viscous_coefficient, Dashpot,
+    Hertz, NormalForce, Resistance, SpringSlider,
 };
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair, Vec3};
@@ -173,7 +173,11 @@ impl Law for HertzMindlin {
         Constants {
             kh: Hertz::of(pair).kh,
             st: 8.0 * effective_shear(pair) * r.sqrt(),
-            cd: 2.0 * (5.0f64 / 6.0).sqrt() * self.zeta * pair.effective_mass().sqrt(),
+            cd: viscous_coefficient(
+                (5.0f64 / 6.0).sqrt() * self.zeta,
+                pair.effective_mass(),
+                1.0,
+            ),
             mu: self.p.friction.unwrap_or_else(|| pair_friction(pair)),
             r,
             i: effective_inertia(pair),

@@ -24,7 +24,8 @@
 //! from the instants of contact onset.
 
 use dem_api::sdk::parts::{
-    damping_ratio, effective_inertia, pair_friction, NormalForce, Resistance, SpringSlider,
+    damping_ratio, effective_inertia, pair_friction, viscous_coefficient, NormalForce, Resistance,
+    SpringSlider,
 };
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair, Vec3};
@@ -188,7 +189,7 @@ impl Law for LinearElPl {
         Constants {
             kn,
             kt: kn * self.p.kt_kn,
-            eta: 2.0 * self.zeta * (pair.effective_mass() * kn).sqrt(),
+            eta: viscous_coefficient(self.zeta, pair.effective_mass(), kn),
             mu: self.p.friction.unwrap_or_else(|| pair_friction(pair)),
             r: pair.effective_radius(),
             i: effective_inertia(pair),

@@ -51,6 +51,17 @@ pub fn sliding_mass(pair: &LawPair) -> f64 {
     2.0 / 7.0 * pair.effective_mass()
 }
 
+/// Viscous coefficient `2 zeta sqrt(m k)` of damping ratio `zeta` for mass `m` (kg) and
+/// stiffness `k` (N/m), N s/m; 0 when `zeta` is 0 or the mass infinite (two bodies that
+/// cannot be moved by the contact have nothing to damp, e.g. a fixed sphere on a wall).
+pub fn viscous_coefficient(zeta: f64, m: f64, k: f64) -> f64 {
+    if zeta == 0.0 || !m.is_finite() {
+        0.0
+    } else {
+        2.0 * zeta * (m * k).sqrt()
+    }
+}
+
 /// Damping ratio `zeta = -ln e / sqrt(ln^2 e + pi^2)` that gives the coefficient of
 /// restitution `e` in (0, 1] to a linear damped oscillator (0 for `e = 1`).
 pub fn damping_ratio(e: f64) -> f64 {
@@ -80,6 +91,9 @@ mod tests {
         assert!((effective_young(&pair) / 2.5e10 - 1.0).abs() < 1e-14);
         // G = 2e10, G* = G / (2 (2 - nu)).
         assert!((effective_shear(&pair) / (2e10 / 3.6) - 1.0).abs() < 1e-14);
+        assert_eq!(viscous_coefficient(0.0, f64::INFINITY, 1.0), 0.0);
+        assert_eq!(viscous_coefficient(0.5, f64::INFINITY, 1.0), 0.0);
+        assert_eq!(viscous_coefficient(0.5, 4.0, 1.0), 2.0);
         // Restitution 1: no damping; e -> 0: critical damping.
         assert_eq!(damping_ratio(1.0), 0.0);
         assert!((damping_ratio(1e-300) - 1.0).abs() < 1e-4);

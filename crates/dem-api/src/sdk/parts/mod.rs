@@ -26,7 +26,8 @@ pub mod spring;
 pub use dashpot::Dashpot;
 pub use hertz::Hertz;
 pub use material::{
-    damping_ratio, effective_inertia, effective_shear, effective_young, pair_friction, sliding_mass,
+    damping_ratio, effective_inertia, effective_shear, effective_young, pair_friction,
+    sliding_mass, viscous_coefficient,
 };
 pub use normal::NormalForce;
 pub use resistance::Resistance;
