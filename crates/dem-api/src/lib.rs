@@ -10,7 +10,8 @@
 //!   with the sign conventions every plugin follows;
 //! - [`law`]: law input and output records;
 //! - [`functor`]: the batched ABI traits; [`root`]: the root module; [`log`]: log bridge;
-//! - [`sdk`]: what a plugin author uses: per-contact traits and [`export_plugin!`].
+//! - [`sdk`]: what a plugin author uses: per-contact traits and [`export_plugin!`];
+//! - [`c_abi`]: the function table of plugins written in C or C++.
 //!
 //! Units are SI throughout (m, s, kg, N, J, rad).
 
@@ -18,6 +19,7 @@
 #![allow(non_local_definitions)]
 #![warn(missing_docs)]
 
+pub mod c_abi;
 pub mod functor;
 pub mod geom;
 pub mod law;

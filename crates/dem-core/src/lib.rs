@@ -7,6 +7,7 @@
 //! motion.
 
 pub mod broadphase;
+pub mod c_plugin;
 pub mod contacts;
 pub mod dispatch;
 pub mod energy;

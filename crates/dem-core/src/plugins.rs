@@ -1,11 +1,13 @@
 //! Loading plugins: by explicit path, and by scanning plugin directories (next to the
-//! executable, then each directory of `DEM_PLUGIN_PATH`). Each library is opened with
+//! executable, then each directory of `DEM_PLUGIN_PATH`). A Rust plugin is opened with
 //! `lib_header_from_path(..).init_root_module()`, never with abi_stable's per-type cache,
-//! so that every path is really loaded. Libraries are never unloaded.
+//! so that every path is really loaded; a library without a Rust root module is tried as a
+//! C plugin ([`crate::c_plugin`]). Libraries are never unloaded.
 
+use crate::c_plugin::CPlugin;
 use crate::error::DemError;
 use abi_stable::library::{lib_header_from_path, LibraryError, RootModule};
-use abi_stable::std_types::{RResult, RStr};
+use abi_stable::std_types::RStr;
 use dem_api::{Cg2Box, FunctorInfo, FunctorRole, HostLogger, LawBox, LogLevel, PluginRootRef};
 use std::path::{Path, PathBuf};
 
@@ -22,7 +24,16 @@ pub struct Plugin {
     pub api_version: String,
     /// Its functors.
     pub functors: Vec<FunctorInfo>,
-    root: PluginRootRef,
+    entry: Entry,
+}
+
+/// How a plugin's functors are built.
+#[derive(Clone, Copy)]
+enum Entry {
+    /// A Rust plugin's root module.
+    Rust(PluginRootRef),
+    /// A C plugin's function table.
+    C(CPlugin),
 }
 
 /// Every loaded plugin, and the libraries that were found but refused.
@@ -131,7 +142,25 @@ impl PluginSet {
             path: path.clone(),
             reason,
         };
-        let header = lib_header_from_path(&path).map_err(|e| fail(summarize_load_error(&e)))?;
+        let header = match lib_header_from_path(&path) {
+            Ok(h) => h,
+            Err(LibraryError::GetSymbolError { .. }) => {
+                return match CPlugin::open(&path).map_err(fail)? {
+                    Some(c) => Ok(self.push(Plugin {
+                        name: c.name(),
+                        version: c.version(),
+                        api_version: format!("C interface {}", dem_api::c_abi::DEM_C_ABI_VERSION),
+                        functors: c.functors(),
+                        path,
+                        entry: Entry::C(c),
+                    })),
+                    None => Err(fail(
+                        "not a dem plugin (no Rust root module, no C entry point)".into(),
+                    )),
+                };
+            }
+            Err(e) => return Err(fail(summarize_load_error(&e))),
+        };
         let root = header
             .init_root_module::<PluginRootRef>()
             .map_err(|e| fail(summarize_load_error(&e)))?;
@@ -146,11 +175,15 @@ impl PluginSet {
             api_version: (root.api_version())().to_string(),
             functors: (root.functors())().into_iter().collect(),
             path,
-            root,
+            entry: Entry::Rust(root),
         };
+        Ok(self.push(plugin))
+    }
+
+    fn push(&mut self, plugin: Plugin) -> &Plugin {
         tracing::debug!(plugin = %plugin.name, path = %plugin.path.display(), "loaded plugin");
         self.plugins.push(plugin);
-        Ok(self.plugins.last().expect("just pushed"))
+        self.plugins.last().expect("just pushed")
     }
 
     /// Loads every library in `dir`. Files that are not dem plugins are skipped; dem plugins
@@ -241,19 +274,23 @@ impl PluginSet {
     /// Instantiates a geometry functor with RON parameter text.
     pub fn new_geometry(&self, name: &str, params: &str) -> Result<Cg2Box, DemError> {
         let p = self.find(FunctorRole::Geometry, name)?;
-        match (p.root.new_geometry())(name.into(), params.into()) {
-            RResult::ROk(f) => Ok(f),
-            RResult::RErr(e) => Err(DemError::Scene(format!("{name} (plugin {}): {e}", p.name))),
-        }
+        let made = match p.entry {
+            Entry::Rust(root) => (root.new_geometry())(name.into(), params.into()).into_result(),
+            Entry::C(_) => Err("C plugins offer contact laws only".into()),
+        };
+        made.map_err(|e| DemError::Scene(format!("{name} (plugin {}): {e}", p.name)))
     }
 
     /// Instantiates a contact law with RON parameter text.
     pub fn new_law(&self, name: &str, params: &str) -> Result<LawBox, DemError> {
         let p = self.find(FunctorRole::Law, name)?;
-        match (p.root.new_law())(name.into(), params.into()) {
-            RResult::ROk(f) => Ok(f),
-            RResult::RErr(e) => Err(DemError::Scene(format!("{name} (plugin {}): {e}", p.name))),
-        }
+        let made = match p.entry {
+            Entry::Rust(root) => (root.new_law())(name.into(), params.into())
+                .into_result()
+                .map_err(|e| e.to_string()),
+            Entry::C(c) => c.new_law(name, params),
+        };
+        made.map_err(|e| DemError::Scene(format!("{name} (plugin {}): {e}", p.name)))
     }
 }
 

@@ -1,0 +1,272 @@
+//! Plugins from outside the workspace, as a researcher makes them: the Rust template crate
+//! built out of tree against this checkout's dem-api, and the C example law built with the
+//! system C compiler against `include/dem_plugin.h`. Both run the same two-sphere impact
+//! and must give the same result; C plugins built for another interface version or other
+//! record sizes are refused with a message naming what differs.
+
+use dem_core::{PluginSet, Scene, Simulation};
+use dem_verification::impact::Collision;
+use dem_verification::root;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The C header as cbindgen generates it from dem-api.
+fn generated_header() -> String {
+    let api = root().join("crates/dem-api/src");
+    let config = cbindgen::Config {
+        language: cbindgen::Language::C,
+        style: cbindgen::Style::Both,
+        cpp_compat: true,
+        usize_is_size_t: true,
+        documentation: true,
+        include_guard: Some("DEM_PLUGIN_H".into()),
+        header: Some(
+            "/* The C interface of dem plugins (dem-api, C interface version 1).\n \
+             * Generated from crates/dem-api by cbindgen; do not edit: the test suite checks it\n \
+             * (regenerate with DEM_BLESS=1 cargo test --test third_party). */"
+                .into(),
+        ),
+        trailer: Some(
+            "/* The one symbol a C plugin exports. */\nconst DemCPlugin *dem_c_plugin_v1(void);"
+                .into(),
+        ),
+        export: cbindgen::ExportConfig {
+            include: [
+                "DemCPlugin",
+                "DemCLaw",
+                "DemCParam",
+                "LawInput",
+                "LawOutput",
+            ]
+            .map(String::from)
+            .to_vec(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    let mut builder = cbindgen::Builder::new().with_config(config);
+    for file in ["math.rs", "geom.rs", "law.rs", "c_abi.rs"] {
+        builder = builder.with_src(api.join(file));
+    }
+    builder
+        .generate()
+        .expect("cbindgen reads dem-api")
+        .write(&mut out);
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn the_c_header_is_current() {
+    let path = root().join("include/dem_plugin.h");
+    let generated = generated_header();
+    if std::env::var_os("DEM_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "include/dem_plugin.h is out of date: regenerate it with DEM_BLESS=1 cargo test --test third_party"
+    );
+}
+
+/// Compiles the C example law with `cc` and the extra flags; returns the library.
+fn build_c_plugin(name: &str, flags: &[&str]) -> PathBuf {
+    let dir = root().join("target").join("c-plugins");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join(format!("lib{name}.{}", std::env::consts::DLL_EXTENSION));
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(&cc)
+        .args([
+            "-shared", "-fPIC", "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror",
+        ])
+        .args(flags)
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg(root().join("examples/c-plugin/law_c_linear.c"))
+        .arg("-o")
+        .arg(&lib)
+        .arg("-lm")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
+    assert!(
+        out.status.success(),
+        "{cc} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lib
+}
+
+/// Builds examples/plugin-template out of tree: copied to a temporary directory, its
+/// dem-api dependency pointed at this checkout by absolute path, as a researcher would.
+fn build_template() -> PathBuf {
+    let work = std::env::temp_dir().join(format!("dem-template-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    let template = root().join("examples/plugin-template");
+    std::fs::copy(template.join("src/lib.rs"), work.join("src/lib.rs")).unwrap();
+    let manifest = std::fs::read_to_string(template.join("Cargo.toml")).unwrap();
+    let api = root().join("crates/dem-api");
+    let manifest = manifest.replace(
+        "path = \"../../crates/dem-api\"",
+        &format!("path = {:?}", api.display().to_string()),
+    );
+    assert!(manifest.contains(&api.display().to_string()));
+    std::fs::write(work.join("Cargo.toml"), manifest).unwrap();
+    // The workspace's dependency versions, so no registry look-up is needed.
+    std::fs::copy(root().join("Cargo.lock"), work.join("Cargo.lock")).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(&work)
+        .args([
+            "build",
+            "--offline",
+            "--message-format=json-render-diagnostics",
+        ])
+        // The plugins' target directory: dem-api and its dependencies are built already.
+        .env(
+            "CARGO_TARGET_DIR",
+            root().join("target").join("test-plugins"),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "building the template failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lib = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["target"]["name"] == "law_template")
+        .find_map(|m| {
+            m["filenames"]
+                .as_array()?
+                .iter()
+                .filter_map(|f| f.as_str())
+                .find(|f| f.ends_with(std::env::consts::DLL_EXTENSION))
+                .map(PathBuf::from)
+        })
+        .expect("cargo reports the template library");
+    let _ = std::fs::remove_dir_all(&work);
+    lib
+}
+
+/// Two spheres meeting head-on at 0.5 m/s each with `law` from `lib` (and the workspace's
+/// sphere-sphere geometry): (rebound, peak force N, duration s).
+fn head_on(lib: &Path, law: &str) -> (f64, f64, f64) {
+    let mut set = PluginSet::default();
+    for l in dem_verification::build_plugins(&["cg2-sphere-sphere"]) {
+        set.load(&l).unwrap();
+    }
+    set.load(lib).unwrap();
+    let scene = format!(
+        r#"Scene(
+        materials: {{ "m": (density: 2500, young: 1e8, poisson: 0.25, friction: 0.3) }},
+        laws: [(materials: ("*", "*"), law: "{law}", params: (restitution: 0.6))],
+        bodies: [
+            Sphere(center: (-0.0101, 0, 0), radius: 0.01, material: "m", velocity: (0.5, 0, 0)),
+            Sphere(center: (0.0101, 0, 0), radius: 0.01, material: "m", velocity: (-0.5, 0, 0)),
+        ],
+        timestep: Fixed(1e-6),
+        duration: Steps(1),
+    )"#
+    );
+    let mut sim = Simulation::new(
+        Scene::parse(&scene, Path::new("head_on.ron")).unwrap(),
+        &set,
+    )
+    .unwrap();
+    let i = Collision::HeadOn { radius: 0.01 }.run(&mut sim, 100_000);
+    (i.rebound, i.peak_force, i.duration)
+}
+
+/// Closed form of the linear spring-dashpot with `kn = 2 E* R*`, restitution 0.6 clamped
+/// at zero: the contact lasts a little less than half a damped period.
+#[test]
+fn template_and_c_plugin_give_the_same_impact() {
+    let template = build_template();
+    let c = build_c_plugin("law_c_linear", &[]);
+    let (e_rust, f_rust, t_rust) = head_on(&template, "Law2_L6Geom_Template");
+    let (e_c, f_c, t_c) = head_on(&c, "Law2_C_Linear");
+    println!("template: rebound {e_rust:.6}, peak {f_rust:.6} N, {t_rust:.6e} s");
+    println!("C:        rebound {e_c:.6}, peak {f_c:.6} N, {t_c:.6e} s");
+    // Independent check of the force: k_n delta_max bounded by the undamped value
+    // v sqrt(k m*) with k = 2 E* R*, E* = E / (2 (1 - nu^2)), R* = r / 2.
+    let k = 2.0 * 1e8 / (2.0 * (1.0 - 0.0625)) * 0.005;
+    let m_star = 0.5 * 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 1e-6;
+    let undamped_peak = 1.0 * (k * m_star).sqrt();
+    assert!(
+        f_rust < undamped_peak && f_rust > 0.5 * undamped_peak,
+        "{f_rust} vs {undamped_peak}"
+    );
+    // Restitution 0.6 requested, clamped: a little above.
+    assert!(e_rust > 0.6 && e_rust < 0.66, "{e_rust}");
+    // Same law in two languages: the same result up to the last few bits.
+    for (a, b) in [(e_rust, e_c), (f_rust, f_c), (t_rust, t_c)] {
+        assert!((a / b - 1.0).abs() < 1e-12, "{a} vs {b}");
+    }
+}
+
+#[test]
+fn a_c_plugin_is_listed_with_its_law() {
+    let lib = build_c_plugin("law_c_listed", &[]);
+    let mut set = PluginSet::default();
+    let p = set.load(&lib).unwrap();
+    assert_eq!(p.name, "law-c-linear");
+    assert_eq!(p.functors.len(), 1);
+    assert_eq!(p.functors[0].name.as_str(), "Law2_C_Linear");
+    assert!(p.functors[0].description.contains("kn (N/m"));
+}
+
+#[test]
+fn c_plugins_built_for_another_interface_are_refused() {
+    let check = |name: &str, flags: &[&str], expected: &[&str]| {
+        let lib = build_c_plugin(name, flags);
+        let e = PluginSet::default()
+            .load(&lib)
+            .err()
+            .expect("refused")
+            .to_string();
+        println!("{e}");
+        for part in expected {
+            assert!(e.contains(part), "`{part}` missing in: {e}");
+        }
+        assert!(e.lines().count() <= 3, "short message: {e}");
+    };
+    check(
+        "law_c_bigger_input",
+        &["-DDEM_TEST_EXTRA_BYTES=8"],
+        &["law_c_bigger_input", "LawInput", "bytes", "dem_plugin.h"],
+    );
+    check(
+        "law_c_version_2",
+        &["-DDEM_TEST_ABI_VERSION=2"],
+        &["law_c_version_2", "version 2", "version 1"],
+    );
+}
+
+#[test]
+fn bad_parameters_of_a_c_law_are_reported() {
+    let lib = build_c_plugin("law_c_params", &[]);
+    let mut set = PluginSet::default();
+    set.load(&lib).unwrap();
+    let e = set
+        .new_law("Law2_C_Linear", "(restitution: 2.0)")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("restitution must be in (0, 1]"), "{e}");
+    let e = set
+        .new_law("Law2_C_Linear", "(stiffnes: 2.0)")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("unknown parameter `stiffnes`"), "{e}");
+    let e = set
+        .new_law("Law2_C_Linear", "(kn: \"big\")")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("must be a number"), "{e}");
+}
