@@ -125,4 +125,17 @@ fn incompatible_plugins_are_refused_with_a_short_reason() {
         e.contains("RawGeom: too many fields (solver has 7, plugin has 8)"),
         "{e}"
     );
+
+    // Two fields of the same type swapped: same size, different meaning.
+    let reordered = build_against("reordered", |api| {
+        let geom = api.join("src/geom.rs");
+        let t = std::fs::read_to_string(&geom).unwrap();
+        let t = t
+            .replacen("pub radius1: f64", "pub radius_tmp: f64", 1)
+            .replacen("pub radius2: f64", "pub radius1: f64", 1)
+            .replacen("pub radius_tmp: f64", "pub radius2: f64", 1);
+        std::fs::write(&geom, t).unwrap();
+    });
+    let e = refusal(&reordered);
+    assert!(e.contains("RawGeom") && e.contains("radius"), "{e}");
 }
