@@ -128,6 +128,7 @@ fn plugin_directories_are_scanned_and_junk_is_refused() {
         [
             "cg2-sphere-sphere",
             "cg2-wall-sphere",
+            "law-cohesive",
             "law-hertz-mindlin",
             "law-linear",
             "law-modia3d",

@@ -13,12 +13,13 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every plugin package of the workspace.
-pub const PLUGINS: [&str; 6] = [
+pub const PLUGINS: [&str; 7] = [
     "cg2-sphere-sphere",
     "cg2-wall-sphere",
     "law-linear",
     "law-hertz-mindlin",
     "law-modia3d",
+    "law-cohesive",
     "test-faulty",
 ];
 
