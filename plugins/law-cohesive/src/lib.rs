@@ -12,8 +12,10 @@
 //!   was created at a time `<= bond_until` (default: always).
 //! - **Bonded.** `F_n = -k_n u_n` in compression and in tension, down to
 //!   `-F_max`, `F_max = tensile_strength A` (N); `F_t` is an incremental spring
-//!   `dF_t = -k_t du_t` up to `F_s = shear_strength A` (N). A trial force beyond either
-//!   limit breaks the bond in that step, for the rest of the contact's life.
+//!   `dF_t = -k_t du_t` up to `F_s = shear_strength A` (N). An elastic pull `-k_n u_n`
+//!   beyond `F_max` or a trial shear force beyond `F_s` breaks the bond in that step, for
+//!   the rest of the contact's life (a contact that ends and forms again bonds anew,
+//!   unless `bond_until` excludes it: state does not outlive a contact).
 //! - **Broken (or never bonded).** A linear frictional contact: `F_n = k_n max(-u_n, 0)`
 //!   (no pull), `|F_t| <= mu F_n` (Coulomb, `mu` the smaller material friction).
 //! - A viscous normal force `-eta du_n/dt`, `eta = 2 damping sqrt(m* k_n)`, acts while
