@@ -51,9 +51,16 @@ fn approach_slide_and_separation() {
     // Dissipated: the limit times the slide beyond the elastic part limit / kt.
     let slipped = s.u[1].abs() - limit / (0.5 * KN);
     assert!((s.friction / (limit * slipped) - 1.0).abs() < 1e-3, "{s:?}");
-    // Pulled apart: the contact ends.
+    // Pulled apart: the contact ends; the record of its last call books the energy the
+    // tangential spring still stored (released through slip).
     let e = last(&r, 3);
     assert!(!e.contact && e.force == [0.0; 3], "{e:?}");
+    let ending = r.iter().position(|x| x.stage == 3 && !x.contact).unwrap();
+    let before = r[ending - 1];
+    let stored_t = before.force[1].powi(2) / (2.0 * 0.5 * KN);
+    let booked = r[ending].friction - before.friction;
+    println!("booked at the end {booked:e} J, stored before {stored_t:e} J");
+    assert!(booked > 0.5 * stored_t, "{:?}", &r[ending - 1..=ending]);
 }
 
 #[test]

@@ -144,8 +144,14 @@ impl Contacts {
 
     /// The contact between particles `i` and `j`, if any.
     pub fn find(&self, i: u32, j: u32) -> Option<&Slot> {
+        self.slot(i, j).filter(|s| s.active)
+    }
+
+    /// The candidate slot of particles `i` and `j`, live or not (a contact that ended in
+    /// the last step has `ending` set and the output of its last law call).
+    pub fn slot(&self, i: u32, j: u32) -> Option<&Slot> {
         let (a, b) = (i.min(j), i.max(j));
-        self.slots.iter().find(|s| s.a == a && s.b == b && s.active)
+        self.slots.iter().find(|s| s.a == a && s.b == b)
     }
 
     /// Replaces the slots with the broad phase's new candidate pairs, carrying over every

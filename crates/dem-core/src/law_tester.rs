@@ -287,7 +287,7 @@ impl LawTest {
                     damping,
                     ..Record::default()
                 };
-                if let Some(s) = sim.contacts.find(0, 1).filter(|s| s.active || s.ending) {
+                if let Some(s) = sim.contacts.slot(0, 1).filter(|s| s.active || s.ending) {
                     friction += s.out.friction;
                     damping += s.out.damping;
                     r = Record {

@@ -77,6 +77,7 @@ impl Resistance {
                 force: [0.0; N],
                 elastic: 0.0,
                 dissipated: 0.0,
+                slipped: false,
             },
             Resistance::Cdt { mu } => {
                 let speed = norm(&rate);
@@ -94,6 +95,7 @@ impl Resistance {
                     force: torque,
                     elastic: 0.0,
                     dissipated: work_absorbed(&prev, &torque, &rate, dt),
+                    slipped: speed > 0.0,
                 }
             }
             Resistance::Epsd { mu } => {

@@ -12,6 +12,8 @@ pub struct SpringOut<const N: usize> {
     pub elastic: f64,
     /// Energy dissipated by slip during this step, J.
     pub dissipated: f64,
+    /// Did the limit cap the force in this step (slip, or a broken trial)?
+    pub slipped: bool,
 }
 
 /// Incremental spring `f -= k rate dt` in the contact frame (which L6Geom carries with the
@@ -47,7 +49,8 @@ impl<const N: usize> SpringSlider<N> {
         }
         let size = norm(&f);
         let limit = limit.max(0.0);
-        if size > limit {
+        let slipped = size > limit;
+        if slipped {
             let s = limit / size;
             f.iter_mut().for_each(|x| *x *= s);
         }
@@ -59,6 +62,7 @@ impl<const N: usize> SpringSlider<N> {
             force: f,
             elastic,
             dissipated,
+            slipped,
         }
     }
 }
