@@ -1,5 +1,7 @@
-//! `dem`: run a scene, check it, or list the loaded plugins.
+//! `dem`: run a scene, check it, list the loaded plugins, or test a law.
 
+mod catalogue;
+mod law_test;
 mod output;
 
 use clap::{Parser, Subcommand};
@@ -43,7 +45,20 @@ enum Command {
         scene: PathBuf,
     },
     /// List every loaded functor with its parameters.
-    Plugins,
+    Plugins {
+        /// Print the catalogue as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Drive one contact through a prescribed motion (a law test file, RON) and write
+    /// the law's forces as CSV.
+    LawTest {
+        /// Law test file (RON).
+        file: PathBuf,
+        /// CSV output file (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 fn load_plugins(extra: &[PathBuf], scene: Option<&Scene>) -> Result<PluginSet, DemError> {
@@ -184,32 +199,12 @@ fn check(scene_path: &Path, extra: &[PathBuf]) -> Result<(), DemError> {
     Ok(())
 }
 
-fn plugins(extra: &[PathBuf]) -> Result<(), DemError> {
+fn plugins(extra: &[PathBuf], json: bool) -> Result<(), DemError> {
     let set = load_plugins(extra, None)?;
-    for p in &set.plugins {
-        println!(
-            "{} {} (dem-api {}, {})",
-            p.name,
-            p.version,
-            p.api_version,
-            p.path.display()
-        );
-        for f in &p.functors {
-            let serves = match f.role {
-                dem_api::FunctorRole::Geometry => {
-                    format!("geometry for {} + {}", f.shapes[0], f.shapes[1])
-                }
-                dem_api::FunctorRole::Law => "contact law".to_string(),
-            };
-            println!("  {}: {serves}\n    {}", f.name, f.description);
-            println!("    defaults: {}", f.default_params);
-            for d in &f.params {
-                println!("    {} [{}]: {}", d.name, d.unit, d.doc);
-            }
-        }
-    }
-    for (path, why) in &set.refused {
-        println!("refused {}: {why}", path.display());
+    if json {
+        println!("{:#}", catalogue::to_json(&set));
+    } else {
+        print!("{}", catalogue::to_text(&set));
     }
     Ok(())
 }
@@ -229,7 +224,10 @@ fn main() -> ExitCode {
             out,
         } => run(scene, *threads, out.clone(), &cli.plugin),
         Command::Check { scene } => check(scene, &cli.plugin),
-        Command::Plugins => plugins(&cli.plugin),
+        Command::Plugins { json } => plugins(&cli.plugin, *json),
+        Command::LawTest { file, out } => {
+            load_plugins(&cli.plugin, None).and_then(|set| law_test::run(file, out.as_deref(), set))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
