@@ -9,7 +9,9 @@
 //! - [`spring`]: an incremental spring with a slip limit (tangential force, rolling and
 //!   twisting springs), with the energy it stores and dissipates; [`dashpot`]: tangential
 //!   damping beside it;
-//! - [`resistance`]: rolling and twisting resistance models any law can add (CDT, EPSD).
+//! - [`resistance`]: rolling and twisting resistance models any law can add (CDT, EPSD);
+//! - [`penalty_friction`]: Yamane-Nakamura penalty friction (anchor spring, smooth
+//!   dynamic friction).
 //!
 //! Energy: every part returns what it stores (elastic energy now) and what it dissipated
 //! during the step, booked with the trapezoid rule over `[t - dt, t]` from the force of
@@ -20,6 +22,7 @@ pub mod dashpot;
 pub mod hertz;
 pub mod material;
 pub mod normal;
+pub mod penalty_friction;
 pub mod resistance;
 pub mod spring;
 
@@ -30,6 +33,7 @@ pub use material::{
     sliding_mass, viscous_coefficient,
 };
 pub use normal::NormalForce;
+pub use penalty_friction::YamaneNakamura;
 pub use resistance::Resistance;
 pub use spring::{SpringOut, SpringSlider};
 
