@@ -13,13 +13,14 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every plugin package of the workspace.
-pub const PLUGINS: [&str; 8] = [
+pub const PLUGINS: [&str; 9] = [
     "cg2-sphere-sphere",
     "cg2-wall-sphere",
     "law-linear",
     "law-hertz-mindlin",
     "law-modia3d",
     "law-penalty",
+    "law-barrier",
     "law-cohesive",
     "test-faulty",
 ];

@@ -97,7 +97,8 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
                 message: "input, state and output lengths differ".into(),
             });
         }
-        guarded(|current| {
+        let mut unstable = None;
+        let result = guarded(|current| {
             for (i, (inp, o)) in inputs.iter().zip(out.iter_mut()).enumerate() {
                 current.set(i);
                 let (consts, own) = state[i * n..(i + 1) * n].split_at_mut(k);
@@ -109,8 +110,24 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
                     L::Constants::load(consts)
                 };
                 *o = self.0.law(inp, &c, own);
+                let stable = self.0.stable_step(inp, &c, own);
+                if inp.dt > stable {
+                    unstable = Some((i, inp.dt, stable, inp.geom.u.x));
+                    return;
+                }
             }
-        })
+        });
+        match (result, unstable) {
+            (ROk(()), Some((i, dt, stable, gap))) => RErr(CallError {
+                index: i as u64,
+                message: format!(
+                    "the time step {dt:e} s is above the stable step of this contact, \
+                     {stable:e} s (gap {gap:e} m): reduce the scene's timestep"
+                )
+                .into(),
+            }),
+            (r, _) => r,
+        }
     }
 }
 

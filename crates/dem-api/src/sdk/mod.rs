@@ -101,6 +101,15 @@ pub trait Law: Send + Sync + Sized + 'static {
     /// Force, torque and energy of one contact in one step, with its constants `c`;
     /// `state` has `STATE_LEN` slots.
     fn law(&self, input: &LawInput, c: &Self::Constants, state: &mut [f64]) -> LawOutput;
+
+    /// The largest time step that is stable for this contact now, s (default: no limit).
+    /// Called after [`Law::law`] with the state it left; when the scene's step is larger
+    /// the run stops with an error naming the law and the contact and both steps (the
+    /// solver does not adapt the step: a resumed or repeated run must take the same
+    /// steps). Laws whose stiffness grows without bound (a barrier) implement it.
+    fn stable_step(&self, _input: &LawInput, _c: &Self::Constants, _state: &[f64]) -> f64 {
+        f64::INFINITY
+    }
 }
 
 /// Exports a plugin's root module: `export_plugin! { geometry: [A, B], laws: [C] }`.
