@@ -1,15 +1,22 @@
-//! `dem`: run a scene, check it, list the loaded plugins, or test a law.
+//! `dem`: run a scene (or resume it from a checkpoint), check it, list the loaded
+//! plugins, or test a law.
 
 mod catalogue;
 mod law_test;
 mod output;
+mod plot;
+mod progress;
+mod record;
+mod session;
+mod summary;
 
-use clap::{Parser, Subcommand};
-use dem_core::{DemError, PluginSet, Scene, Simulation};
-use indicatif::{ProgressBar, ProgressStyle};
+use clap::{Args, Parser, Subcommand};
+use dem_core::{Checkpoint, DemError, PluginSet, Scene, Simulation};
+use progress::Mode;
+use record::RunRecord;
+use session::Outcome;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 #[derive(Parser)]
 #[command(
@@ -32,12 +39,15 @@ enum Command {
     Run {
         /// Scene file (RON).
         scene: PathBuf,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Output directory (default: out/<scene name>).
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        opts: RunArgs,
+    },
+    /// Resume a run from its checkpoint.
+    Resume {
+        /// Checkpoint file (`checkpoint.ckpt` in a run's output directory).
+        checkpoint: PathBuf,
+        #[command(flatten)]
+        opts: RunArgs,
     },
     /// Load and validate a scene without running it.
     Check {
@@ -59,6 +69,47 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+/// Options of `run` and `resume`.
+#[derive(Args)]
+struct RunArgs {
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Output directory (default: out/<scene name> for run, the checkpoint's directory for
+    /// resume).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write a checkpoint (<out>/checkpoint.ckpt) every N steps.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    checkpoint_every: Option<u64>,
+    /// No progress bar, no summary: only warnings and errors (on stderr).
+    #[arg(long, conflicts_with = "json")]
+    quiet: bool,
+    /// Progress and summary as JSON lines on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+impl RunArgs {
+    fn mode(&self) -> Mode {
+        if self.quiet {
+            Mode::Quiet
+        } else if self.json {
+            Mode::Json
+        } else {
+            Mode::Bar
+        }
+    }
+
+    fn options(&self, dir: PathBuf) -> session::Options {
+        session::Options {
+            dir,
+            checkpoint_every: self.checkpoint_every,
+            mode: self.mode(),
+        }
+    }
 }
 
 fn load_plugins(extra: &[PathBuf], scene: Option<&Scene>) -> Result<PluginSet, DemError> {
@@ -88,35 +139,75 @@ fn prepare(scene: &Path, extra: &[PathBuf]) -> Result<Simulation, DemError> {
     Simulation::new(scene, &plugins)
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DemError + '_ {
-    move |source| DemError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-fn run(
-    scene_path: &Path,
-    threads: Option<usize>,
-    out: Option<PathBuf>,
-    extra: &[PathBuf],
-) -> Result<(), DemError> {
-    // The whole run executes inside the pool, so the solver's parallel loops start from a
-    // worker thread instead of being handed over from the main thread at every step.
+/// Runs `f` inside a pool of `threads` workers (default: all cores), so that the solver's
+/// parallel loops start from a worker thread instead of being handed over from the main
+/// thread at every step. Results do not depend on the number of threads.
+fn in_pool<T>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, DemError>
+where
+    T: Send,
+{
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()
         .map_err(|e| DemError::Scene(format!("cannot start worker threads: {e}")))?;
-    pool.install(|| run_in_pool(scene_path, out, extra))
+    Ok(pool.install(f))
 }
 
-fn run_in_pool(scene_path: &Path, out: Option<PathBuf>, extra: &[PathBuf]) -> Result<(), DemError> {
-    let mut sim = prepare(scene_path, extra)?;
+fn finish(outcome: Outcome) -> ExitCode {
+    match outcome {
+        Outcome::Done => ExitCode::SUCCESS,
+        // 128 + SIGINT, as shells report an interrupted command.
+        Outcome::Interrupted => ExitCode::from(130),
+    }
+}
+
+fn run(scene_path: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode, DemError> {
+    let scene = Scene::load(scene_path)?;
+    let plugins = load_plugins(extra, Some(&scene))?;
     let name = scene_path
         .file_stem()
         .map_or("scene".into(), |s| s.to_string_lossy().to_string());
-    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(name));
-    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let dir = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(name));
+    let options = opts.options(dir);
+    let outcome = in_pool(opts.threads, || {
+        let sim = Simulation::new(scene, &plugins)?;
+        announce(&sim, scene_path);
+        session::drive(sim, &plugins, RunRecord::default(), &options)
+    })??;
+    Ok(finish(outcome))
+}
+
+fn resume(file: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode, DemError> {
+    let ck = Checkpoint::read(file)?;
+    let scene = ck.scene()?;
+    let plugins = load_plugins(extra, Some(&scene))?;
+    let mut record = session::record_of(&ck, file)?;
+    let dir = opts.out.clone().unwrap_or_else(|| {
+        file.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf()
+    });
+    let options = opts.options(dir);
+    let outcome = in_pool(opts.threads, || {
+        let sim = ck.restore(scene, &plugins, file)?;
+        tracing::info!(
+            "{}: resuming at step {} of {} (t = {:.6e} s)",
+            file.display(),
+            sim.step,
+            sim.end_step,
+            sim.time
+        );
+        record.resumed_at.push(sim.step);
+        session::drive(sim, &plugins, record, &options)
+    })??;
+    Ok(finish(outcome))
+}
+
+fn announce(sim: &Simulation, scene_path: &Path) {
     let spheres = sim
         .particles
         .shape
@@ -127,53 +218,6 @@ fn run_in_pool(scene_path: &Path, out: Option<PathBuf>, extra: &[PathBuf]) -> Re
         "{}: {} particles ({spheres} spheres), dt = {:.3e} s (critical estimate {:.3e} s), {} steps, {} threads",
         scene_path.display(), sim.particles.len(), sim.dt(), sim.critical_dt, sim.end_step, rayon::current_num_threads()
     );
-    let mut energy = output::EnergyCsv::new(&dir);
-    let bar = ProgressBar::new(sim.end_step);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {per_sec}  ETA {eta}  {msg}")
-            .expect("valid template"),
-    );
-    let every = sim.scene.output.every.max(1);
-    let start = Instant::now();
-    let csv = dir.join("energy.csv");
-    while sim.step < sim.end_step {
-        let t = sim.time;
-        sim.step()?;
-        if (sim.step - 1) % every == 0 || sim.step == sim.end_step {
-            energy
-                .record(sim.step - 1, t, &sim.ledger)
-                .map_err(io(&csv))?;
-            bar.set_message(format!(
-                "E = {:.6e} J, {} contacts",
-                sim.ledger.total(),
-                sim.contacts.active()
-            ));
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    output::write_particles(&dir, &sim).map_err(io(&dir))?;
-    let wall = start.elapsed().as_secs_f64();
-    let l = &sim.ledger;
-    println!(
-        "done: {} steps, simulated {:.6e} s, wall {:.2} s",
-        sim.step, sim.time, wall
-    );
-    println!(
-        "  particle-steps/s {:.3e}",
-        spheres as f64 * sim.step as f64 / wall
-    );
-    println!(
-        "  contacts {}, broad-phase rebuilds {}",
-        sim.contacts.active(),
-        sim.verlet.rebuilds
-    );
-    println!(
-        "  energy: total {:.6e} J (kinetic {:.3e}, potential {:.3e}, elastic {:.3e}, dissipated {:.3e})",
-        l.total(), l.kinetic + l.rotational, l.potential, l.elastic, l.friction + l.damping + l.nonviscous
-    );
-    println!("  output: {}", dir.display());
-    Ok(())
 }
 
 fn check(scene_path: &Path, extra: &[PathBuf]) -> Result<(), DemError> {
@@ -210,27 +254,32 @@ fn plugins(extra: &[PathBuf], json: bool) -> Result<(), DemError> {
 }
 
 fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let quiet = matches!(&cli.command, Command::Run { opts, .. } | Command::Resume { opts, .. } if opts.mode() != Mode::Bar);
+    let default = if quiet { "warn" } else { "info" };
     let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Run {
-            scene,
-            threads,
-            out,
-        } => run(scene, *threads, out.clone(), &cli.plugin),
-        Command::Check { scene } => check(scene, &cli.plugin),
-        Command::Plugins { json } => plugins(&cli.plugin, *json),
-        Command::LawTest { file, out } => {
-            load_plugins(&cli.plugin, None).and_then(|set| law_test::run(file, out.as_deref(), set))
+        Command::Run { scene, opts } => {
+            session::handle_interrupts();
+            run(scene, opts, &cli.plugin)
         }
+        Command::Resume { checkpoint, opts } => {
+            session::handle_interrupts();
+            resume(checkpoint, opts, &cli.plugin)
+        }
+        Command::Check { scene } => check(scene, &cli.plugin).map(|()| ExitCode::SUCCESS),
+        Command::Plugins { json } => plugins(&cli.plugin, *json).map(|()| ExitCode::SUCCESS),
+        Command::LawTest { file, out } => load_plugins(&cli.plugin, None)
+            .and_then(|set| law_test::run(file, out.as_deref(), set))
+            .map(|()| ExitCode::SUCCESS),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE

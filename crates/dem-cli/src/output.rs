@@ -1,47 +1,58 @@
-//! Run outputs, each written atomically (temporary file, fsync, rename): a crash never
-//! leaves a half-written result.
+//! Run outputs, each written atomically (temporary file, then rename): a killed process
+//! never leaves a half-written result, and an old file stays whole until its replacement is
+//! complete. Checkpoints are also made durable (fsync of the file before the rename and of
+//! the directory after it), so that they survive a machine crash too.
 
 use dem_core::energy::Ledger;
-use dem_core::Simulation;
+use dem_core::{vtk, Simulation};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Writes `content` to `path` atomically.
 pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
+    write(path, content, false)
+}
+
+/// Writes `content` to `path` atomically and durably.
+pub fn write_durable(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    write(path, content, true)
+}
+
+fn write(path: &Path, content: &[u8], durable: bool) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy());
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
     let mut f = std::fs::File::create(&tmp)?;
     f.write_all(content)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)
-}
-
-/// The energy ledger, one row per output step.
-pub struct EnergyCsv {
-    path: PathBuf,
-    text: String,
-}
-
-impl EnergyCsv {
-    /// A new table written to `dir/energy.csv`.
-    pub fn new(dir: &Path) -> Self {
-        let text = format!("step,time,{}\n", Ledger::COLUMNS.join(","));
-        EnergyCsv {
-            path: dir.join("energy.csv"),
-            text,
-        }
+    if durable {
+        f.sync_all()?;
     }
+    drop(f);
+    std::fs::rename(&tmp, path)?;
+    if durable {
+        // The rename itself is durable once the directory is synced.
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        std::fs::File::open(dir.unwrap_or(Path::new(".")))?.sync_all()?;
+    }
+    Ok(())
+}
 
-    /// Appends a row and rewrites the file.
-    pub fn record(&mut self, step: u64, time: f64, l: &Ledger) -> std::io::Result<()> {
+/// One row of `energy.csv`: the step the ledger describes, its time, the ledger.
+pub type EnergyRow = (u64, f64, Ledger);
+
+/// The `energy.csv` text of `rows`.
+pub fn energy_csv(rows: &[EnergyRow]) -> String {
+    let mut text = format!("step,time,{}\n", Ledger::COLUMNS.join(","));
+    for (step, time, l) in rows {
         let row: Vec<String> = l.row().iter().map(|x| format!("{x:.12e}")).collect();
-        self.text
-            .push_str(&format!("{step},{time:.9e},{}\n", row.join(",")));
-        write_atomic(&self.path, self.text.as_bytes())
+        text.push_str(&format!("{step},{time:.9e},{}\n", row.join(",")));
     }
+    text
 }
 
-/// Final particle state: id, kind, position, velocity, angular velocity, radius.
-pub fn write_particles(dir: &Path, sim: &Simulation) -> std::io::Result<()> {
+/// Final particle state: id, kind, position, velocity, angular velocity, radius, force.
+pub fn write_particles(dir: &Path, sim: &Simulation) -> std::io::Result<PathBuf> {
     let p = &sim.particles;
     let mut s = String::from("id,kind,x,y,z,vx,vy,vz,wx,wy,wz,radius,fx,fy,fz\n");
     for i in 0..p.len() {
@@ -65,5 +76,33 @@ pub fn write_particles(dir: &Path, sim: &Simulation) -> std::io::Result<()> {
             f.z
         ));
     }
-    write_atomic(&dir.join("particles.csv"), s.as_bytes())
+    let path = dir.join("particles.csv");
+    write_atomic(&path, s.as_bytes())?;
+    Ok(path)
+}
+
+/// The three VTK streams of a run.
+pub const STREAMS: [&str; 3] = ["particles", "contacts", "walls"];
+
+/// Writes `<stream>_<step>.vtu` for every stream at the state of `sim`, and rewrites each
+/// `<stream>.pvd` to list `frames` (the output steps so far, this one included).
+pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> std::io::Result<()> {
+    let grids = [vtk::particles(sim), vtk::contacts(sim), vtk::walls(sim)];
+    for (stream, grid) in STREAMS.iter().zip(&grids) {
+        write_atomic(&dir.join(vtu_name(stream, sim.step)), &grid.to_vtu())?;
+        let entries: Vec<(f64, String)> = frames
+            .iter()
+            .map(|&(step, time)| (time, vtu_name(stream, step)))
+            .collect();
+        write_atomic(
+            &dir.join(format!("{stream}.pvd")),
+            vtk::pvd(&entries).as_bytes(),
+        )?;
+    }
+    Ok(())
+}
+
+/// File name of a stream's frame.
+pub fn vtu_name(stream: &str, step: u64) -> String {
+    format!("{stream}_{step:09}.vtu")
 }

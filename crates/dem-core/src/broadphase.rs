@@ -4,10 +4,12 @@
 
 use crate::particles::{Particles, Shape};
 use nalgebra::Vector3;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// Candidate pairs and what is needed to know when they go stale.
-#[derive(Clone, Debug, Default)]
+/// Candidate pairs and what is needed to know when they go stale (saved whole in a
+/// checkpoint: the next rebuild must happen at the same step as in an uninterrupted run).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct VerletList {
     /// Candidate pairs `(a, b)` with `a < b`, sorted.
     pub pairs: Vec<(u32, u32)>,

@@ -24,6 +24,7 @@ use abi_stable::std_types::RResult;
 use dem_api::{BodyView, GeomInput, LawInput, LawOutput, LawPair, Material, Onset, Quat, RawGeom};
 use nalgebra::Vector3;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
 /// Slots per parallel chunk (and per batched plugin call).
@@ -105,6 +106,28 @@ pub struct Contacts {
     groups: Vec<Range<usize>>,
 }
 
+/// A live contact as a checkpoint holds it: its key, the state carried from step to step
+/// (L6Geom, onset data, law state) and nothing that the next step recomputes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedContact {
+    /// Geometry functor index.
+    pub geom: u16,
+    /// Law index.
+    pub law: u16,
+    /// Smaller particle id.
+    pub a: u32,
+    /// Larger particle id.
+    pub b: u32,
+    /// Was the contact created in the last step?
+    pub new: bool,
+    /// Tracked geometry.
+    pub l6: L6State,
+    /// Onset time (s) and normal velocity (m/s).
+    pub onset: [f64; 2],
+    /// Law state (the law's slots, padded with zeros to the widest law).
+    pub state: Vec<f64>,
+}
+
 /// Events and energy of one step's contacts.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ContactTotals {
@@ -152,6 +175,69 @@ impl Contacts {
     pub fn slot(&self, i: u32, j: u32) -> Option<&Slot> {
         let (a, b) = (i.min(j), i.max(j));
         self.slots.iter().find(|s| s.a == a && s.b == b)
+    }
+
+    /// The live contacts, in slot order, for a checkpoint.
+    pub fn save(&self) -> Vec<SavedContact> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.active)
+            .map(|(i, s)| SavedContact {
+                geom: s.geom,
+                law: s.law,
+                a: s.a,
+                b: s.b,
+                new: s.new,
+                l6: s.l6,
+                onset: [s.onset.time, s.onset.normal_velocity],
+                state: self.state[i * self.stride..(i + 1) * self.stride].to_vec(),
+            })
+            .collect()
+    }
+
+    /// The slots of the candidate `pairs` with the `saved` contacts live again: the state
+    /// [`Contacts::save`] was given, for candidate pairs that have not been rebuilt since.
+    /// Fails (with a message for a checkpoint error) when a saved contact does not fit.
+    pub fn restore(
+        pairs: &[(u32, u32)],
+        p: &Particles,
+        d: &Dispatch,
+        saved: &[SavedContact],
+    ) -> Result<Contacts, String> {
+        let mut c = Contacts::default();
+        if pairs.is_empty() && saved.is_empty() {
+            return Ok(c);
+        }
+        c.rebuild(pairs, p, d).map_err(|e| e.to_string())?;
+        for s in saved {
+            let key = (s.geom, s.law, s.a, s.b);
+            let i = c.slots.binary_search_by_key(&key, Slot::key).map_err(|_| {
+                format!(
+                    "contact {}-{} (functor #{}, law #{}) is not a candidate pair of the scene",
+                    s.a, s.b, s.geom, s.law
+                )
+            })?;
+            if s.state.len() != c.stride {
+                return Err(format!(
+                    "contact {}-{} has {} law state values, the laws of the scene need {}",
+                    s.a,
+                    s.b,
+                    s.state.len(),
+                    c.stride
+                ));
+            }
+            let slot = &mut c.slots[i];
+            slot.active = true;
+            slot.new = s.new;
+            slot.l6 = s.l6;
+            slot.onset = Onset {
+                time: s.onset[0],
+                normal_velocity: s.onset[1],
+            };
+            c.state[i * c.stride..(i + 1) * c.stride].copy_from_slice(&s.state);
+        }
+        Ok(c)
     }
 
     /// Replaces the slots with the broad phase's new candidate pairs, carrying over every

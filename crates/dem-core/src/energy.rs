@@ -8,8 +8,10 @@
 //! spring keep the total to round-off); potential and elastic energy are taken at t.
 //! Dissipation and boundary work are cumulative since the start of the run.
 
+use serde::{Deserialize, Serialize};
+
 /// One row of the ledger, J.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ledger {
     /// Translational kinetic energy.
     pub kinetic: f64,

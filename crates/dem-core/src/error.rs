@@ -53,6 +53,14 @@ pub enum DemError {
         /// What happened.
         message: String,
     },
+    /// A checkpoint cannot be read or does not fit this solver, its plugins or its scene.
+    #[error("{path}: {reason}")]
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// What is wrong or differs.
+        reason: String,
+    },
     /// A particle reached a non-finite position or velocity.
     #[error("step {step}: non-finite state of particle {particle}: {what}")]
     NonFinite {

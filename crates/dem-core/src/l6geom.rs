@@ -62,7 +62,7 @@ pub struct BodyKin {
 }
 
 /// Per-contact tracked geometry.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct L6State {
     /// Global-to-local rotation; row 0 is the normal.
     pub frame: Matrix3<f64>,

@@ -4,10 +4,11 @@
 //! the [`broadphase`], the [`contacts`] container and lifecycle, [`dispatch`] tables,
 //! the [`energy`] ledger, [`plugins`] loading and [`scene`] files, tied together by
 //! [`simulation::Simulation`]. The [`law_tester`] drives one contact through a prescribed
-//! motion.
+//! motion; [`checkpoint`]s save and restore a run, [`vtk`] writes ParaView files.
 
 pub mod broadphase;
 pub mod c_plugin;
+pub mod checkpoint;
 pub mod contacts;
 pub mod dispatch;
 pub mod energy;
@@ -19,7 +20,9 @@ pub mod particles;
 pub mod plugins;
 pub mod scene;
 pub mod simulation;
+pub mod vtk;
 
+pub use checkpoint::Checkpoint;
 pub use error::DemError;
 pub use plugins::PluginSet;
 pub use scene::Scene;

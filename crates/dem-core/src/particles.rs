@@ -40,7 +40,7 @@ impl Shape {
 }
 
 /// Blocked degrees of freedom: bits 0-2 translation x, y, z; bits 3-5 rotation x, y, z.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Dofs(pub u8);
 
 impl Dofs {

@@ -1,0 +1,92 @@
+//! Progress reporting: a progress bar on a terminal (stderr), one JSON object per line on
+//! stdout for scripts, or nothing.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{json, Value};
+
+/// How progress is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Progress bar and summary table.
+    Bar,
+    /// JSON lines on stdout: `progress` events, then `summary` (or `interrupted`).
+    Json,
+    /// Nothing but errors and warnings.
+    Quiet,
+}
+
+/// A progress reporter for one run session.
+pub struct Progress {
+    mode: Mode,
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    /// Starts reporting a run at `step` of `end_step`.
+    pub fn start(mode: Mode, step: u64, end_step: u64) -> Progress {
+        let bar = (mode == Mode::Bar).then(|| {
+            let bar = ProgressBar::new(end_step);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} steps  {per_sec}  ETA {eta}  {msg}",
+                )
+                .expect("valid template"),
+            );
+            bar.set_position(step);
+            bar.reset_eta();
+            bar
+        });
+        Progress { mode, bar }
+    }
+
+    /// One step done.
+    pub fn step(&self) {
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        }
+    }
+
+    /// An output step: state of the run now.
+    /// `rate`: steps per second of wall time in this session.
+    pub fn report(
+        &self,
+        step: u64,
+        end_step: u64,
+        time: f64,
+        contacts: usize,
+        total: f64,
+        rate: f64,
+    ) {
+        match self.mode {
+            Mode::Bar => {
+                if let Some(b) = &self.bar {
+                    b.set_message(format!("E = {total:.6e} J, {contacts} contacts"));
+                }
+            }
+            Mode::Json => {
+                emit(&json!({
+                    "event": "progress",
+                    "step": step,
+                    "end_step": end_step,
+                    "time": time,
+                    "contacts": contacts,
+                    "energy_total": total,
+                    "steps_per_second": rate,
+                }));
+            }
+            Mode::Quiet => {}
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// Prints one JSON line on stdout.
+pub fn emit(v: &Value) {
+    println!("{v}");
+}

@@ -1,0 +1,190 @@
+//! One session of a run, new or resumed: steps the simulation to its end, writing the
+//! outputs at every output step and checkpoints when asked; Ctrl-C writes a checkpoint and
+//! stops the session cleanly.
+
+use crate::output::{energy_csv, write_atomic, write_durable, write_particles, write_vtk, STREAMS};
+use crate::progress::{emit, Mode, Progress};
+use crate::record::RunRecord;
+use dem_core::{Checkpoint, DemError, PluginSet, Simulation};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Name of the checkpoint file in the output directory.
+pub const CHECKPOINT: &str = "checkpoint.ckpt";
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Installs the Ctrl-C handler: the first SIGINT asks the running session to checkpoint
+/// and stop; a second one exits at once (the last complete checkpoint stays intact).
+pub fn handle_interrupts() {
+    let handler = || {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    };
+    if let Err(e) = ctrlc::set_handler(handler) {
+        tracing::warn!("cannot handle Ctrl-C: {e}");
+    }
+}
+
+/// How a session writes and reports.
+pub struct Options {
+    /// Output directory.
+    pub dir: PathBuf,
+    /// Steps between checkpoints.
+    pub checkpoint_every: Option<u64>,
+    /// Progress mode.
+    pub mode: Mode,
+}
+
+/// How a session ended.
+pub enum Outcome {
+    /// The run reached its last step.
+    Done,
+    /// Ctrl-C: a checkpoint was written.
+    Interrupted,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DemError + '_ {
+    move |source| DemError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Decodes the front end's record from a checkpoint.
+pub fn record_of(ck: &Checkpoint, path: &Path) -> Result<RunRecord, DemError> {
+    postcard::from_bytes(&ck.extra).map_err(|e| DemError::Checkpoint {
+        path: path.to_path_buf(),
+        reason: format!("corrupted checkpoint: cannot decode the run record: {e}"),
+    })
+}
+
+fn save(
+    sim: &Simulation,
+    plugins: &PluginSet,
+    record: &RunRecord,
+    path: &Path,
+) -> Result<(), DemError> {
+    let extra = postcard::to_stdvec(record).expect("a run record always encodes");
+    let bytes = Checkpoint::capture(sim, plugins, extra).to_bytes();
+    write_durable(path, &bytes).map_err(io(path))?;
+    tracing::debug!(
+        "checkpoint at step {}: {} ({} bytes)",
+        sim.step,
+        path.display(),
+        bytes.len()
+    );
+    Ok(())
+}
+
+/// Runs `sim` to its end (or to Ctrl-C) and writes the outputs into `opts.dir`.
+pub fn drive(
+    mut sim: Simulation,
+    plugins: &PluginSet,
+    mut record: RunRecord,
+    opts: &Options,
+) -> Result<Outcome, DemError> {
+    let dir = &opts.dir;
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let csv = dir.join("energy.csv");
+    let checkpoint = dir.join(CHECKPOINT);
+    let every = sim.scene.output.every.max(1);
+    let progress = Progress::start(opts.mode, sim.step, sim.end_step);
+    let (start, first_step, wall_before) = (Instant::now(), sim.step, record.wall);
+    let mut checkpoints = 0;
+    while sim.step < sim.end_step {
+        let t = sim.time;
+        sim.step()?;
+        record.count_contacts(sim.contacts.active());
+        progress.step();
+        if (sim.step - 1).is_multiple_of(every) || sim.step == sim.end_step {
+            record.energy.push((sim.step - 1, t, sim.ledger));
+            write_atomic(&csv, energy_csv(&record.energy).as_bytes()).map_err(io(&csv))?;
+            record.frames.push((sim.step, sim.time));
+            write_vtk(dir, &sim, &record.frames).map_err(io(dir))?;
+            let rate = (sim.step - first_step) as f64 / start.elapsed().as_secs_f64();
+            let (contacts, total) = (sim.contacts.active(), sim.ledger.total());
+            progress.report(sim.step, sim.end_step, sim.time, contacts, total, rate);
+        }
+        let due = opts
+            .checkpoint_every
+            .is_some_and(|n| sim.step.is_multiple_of(n.max(1)) && sim.step < sim.end_step);
+        let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+        if due || interrupted {
+            record.wall = wall_before + start.elapsed().as_secs_f64();
+            save(&sim, plugins, &record, &checkpoint)?;
+            checkpoints += 1;
+        }
+        if interrupted {
+            progress.finish();
+            report_interrupt(opts.mode, sim.step, &checkpoint);
+            return Ok(Outcome::Interrupted);
+        }
+    }
+    progress.finish();
+    let particles = write_particles(dir, &sim).map_err(io(dir))?;
+    let png = dir.join("energy.png");
+    if let Err(e) = crate::plot::energy_png(&png, &record.energy) {
+        tracing::warn!("cannot draw the energy plot: {e}");
+    }
+    record.wall = wall_before + start.elapsed().as_secs_f64();
+    let session = Session {
+        steps: sim.step - first_step,
+        wall: start.elapsed().as_secs_f64(),
+        checkpoints,
+    };
+    let files = files_written(dir, &record, &particles, &png, checkpoint.exists());
+    crate::summary::print(opts.mode, &sim, &record, &session, dir, &files);
+    Ok(Outcome::Done)
+}
+
+/// This session's share of the run.
+pub struct Session {
+    /// Steps done in this session.
+    pub steps: u64,
+    /// Wall time of this session, s.
+    pub wall: f64,
+    /// Checkpoints written.
+    pub checkpoints: u32,
+}
+
+fn report_interrupt(mode: Mode, step: u64, checkpoint: &Path) {
+    match mode {
+        Mode::Json => emit(&json!({
+            "event": "interrupted",
+            "step": step,
+            "checkpoint": checkpoint.display().to_string(),
+        })),
+        _ => eprintln!(
+            "interrupted at step {step}: checkpoint written to {}\nresume with: dem resume {}",
+            checkpoint.display(),
+            checkpoint.display()
+        ),
+    }
+}
+
+fn files_written(
+    dir: &Path,
+    record: &RunRecord,
+    particles: &Path,
+    png: &Path,
+    checkpoint: bool,
+) -> Vec<String> {
+    let name = |p: &Path| p.strip_prefix(dir).unwrap_or(p).display().to_string();
+    let mut files = vec!["energy.csv".to_string(), name(particles)];
+    if png.exists() {
+        files.push(name(png));
+    }
+    files.push(format!(
+        "{} x {{{}}}_<step>.vtu and their .pvd",
+        record.frames.len(),
+        STREAMS.join(",")
+    ));
+    if checkpoint {
+        files.push(CHECKPOINT.to_string());
+    }
+    files
+}

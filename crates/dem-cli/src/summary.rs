@@ -1,0 +1,102 @@
+//! The run summary printed at the end: a table on a terminal, a `summary` JSON object in
+//! JSON mode, nothing when quiet.
+
+use crate::progress::{emit, Mode};
+use crate::record::RunRecord;
+use crate::session::Session;
+use dem_core::Simulation;
+use serde_json::json;
+use std::path::Path;
+
+/// Prints the summary of a finished run.
+pub fn print(
+    mode: Mode,
+    sim: &Simulation,
+    record: &RunRecord,
+    s: &Session,
+    dir: &Path,
+    files: &[String],
+) {
+    let spheres = sim
+        .particles
+        .shape
+        .iter()
+        .filter(|s| s.bounding_radius().is_some())
+        .count();
+    let rate = spheres as f64 * s.steps as f64 / s.wall.max(1e-9);
+    let (cmin, cmean, cmax) = record.contact_stats();
+    let (drift, relative) = record.balance_error();
+    let l = &sim.ledger;
+    match mode {
+        Mode::Quiet => {}
+        Mode::Json => emit(&json!({
+            "event": "summary",
+            "steps": sim.step,
+            "session_steps": s.steps,
+            "resumed_at": record.resumed_at,
+            "simulated_time": sim.time,
+            "wall_time": record.wall,
+            "session_wall_time": s.wall,
+            "particle_steps_per_second": rate,
+            "contacts": { "min": cmin, "mean": cmean, "max": cmax, "final": sim.contacts.active() },
+            "broad_phase_rebuilds": sim.verlet.rebuilds,
+            "ledger_balance_error": drift,
+            "ledger_balance_error_relative": relative,
+            "energy_total": l.total(),
+            "checkpoints_written": s.checkpoints,
+            "output_dir": dir.display().to_string(),
+            "files": files,
+        })),
+        Mode::Bar => {
+            let resumed = if record.resumed_at.is_empty() {
+                String::new()
+            } else {
+                let at: Vec<String> = record.resumed_at.iter().map(u64::to_string).collect();
+                format!(" (resumed at step {})", at.join(", "))
+            };
+            let rows = [
+                ("steps", format!("{}{resumed}", sim.step)),
+                ("simulated time", format!("{:.6e} s", sim.time)),
+                (
+                    "wall time",
+                    format!("{:.2} s (this session {:.2} s)", record.wall, s.wall),
+                ),
+                ("particle-steps/s", format!("{rate:.3e}")),
+                (
+                    "contacts min/mean/max",
+                    format!(
+                        "{cmin} / {cmean:.3} / {cmax} (now {}, {} broad-phase rebuilds)",
+                        sim.contacts.active(),
+                        sim.verlet.rebuilds
+                    ),
+                ),
+                (
+                    "ledger balance error",
+                    format!("{drift:.3e} J ({relative:.3e} of the largest entry)"),
+                ),
+                (
+                    "energy now",
+                    format!(
+                        "total {:.6e} J: kinetic {:.3e}, potential {:.3e}, elastic {:.3e}, dissipated {:.3e}",
+                        l.total(),
+                        l.kinetic + l.rotational,
+                        l.potential,
+                        l.elastic,
+                        l.friction + l.damping + l.nonviscous
+                    ),
+                ),
+                ("checkpoints written", s.checkpoints.to_string()),
+            ];
+            println!("run summary");
+            for (k, v) in rows {
+                println!("  {k:<22} {v}");
+            }
+            println!(
+                "  {:<22} {}: {}",
+                "files written",
+                dir.display(),
+                files.join(", ")
+            );
+        }
+    }
+}

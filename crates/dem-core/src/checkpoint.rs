@@ -1,0 +1,437 @@
+//! Checkpoints: the whole state of a run between two steps, so that a resumed run is
+//! bitwise identical to the uninterrupted one.
+//!
+//! A checkpoint holds the scene text, the plugins (name and version) that served its
+//! functors, the step and time, every particle, the broad-phase list (its next rebuild must
+//! come at the same step), the live contacts with their L6Geom, onset data and law state, the
+//! energy ledger, and opaque data of the front end (the CLI keeps its energy history and run
+//! statistics there). There is no random generator state to keep: random fills are expanded
+//! once from their seed, and the particles are stored whole.
+//!
+//! File layout (little endian):
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `DEMCKPT\0` |
+//! | 4 | format version ([`FORMAT_VERSION`]) |
+//! | 1 + n | length and text of the dem version that wrote it |
+//! | 8 | length of the data |
+//! | 4 | CRC-32 of the data |
+//! | ... | the data: [`Checkpoint`] encoded with postcard |
+//!
+//! Reading checks each in this order, so that a file from another format version, a
+//! truncated file and a corrupted one are each refused with their own message.
+
+use crate::broadphase::VerletList;
+use crate::contacts::{Contacts, SavedContact};
+use crate::energy::Ledger;
+use crate::error::DemError;
+use crate::particles::{Dofs, Particles, Shape};
+use crate::plugins::PluginSet;
+use crate::scene::Scene;
+use crate::simulation::Simulation;
+use dem_api::{SphereShape, Vec3, WallShape};
+use nalgebra::{UnitQuaternion, Vector3};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// First bytes of every checkpoint file.
+pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
+/// Version of the data layout; a checkpoint of another version is refused.
+pub const FORMAT_VERSION: u32 = 1;
+/// The version of dem-core writing checkpoints.
+pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A plugin that served a functor of the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PluginStamp {
+    /// Plugin (crate) name.
+    pub name: String,
+    /// Plugin version.
+    pub version: String,
+    /// Functor names it served, in dispatch order.
+    pub functors: Vec<String>,
+}
+
+/// A particle's shape, as saved.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+enum SavedShape {
+    Sphere(f64),
+    Wall([f64; 3], i32),
+}
+
+/// All particles, as saved (every array of [`Particles`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct SavedParticles {
+    pos: Vec<Vector3<f64>>,
+    vel: Vec<Vector3<f64>>,
+    ori: Vec<UnitQuaternion<f64>>,
+    angvel: Vec<Vector3<f64>>,
+    mass: Vec<f64>,
+    inertia: Vec<Vector3<f64>>,
+    force: Vec<Vector3<f64>>,
+    torque: Vec<Vector3<f64>>,
+    blocked: Vec<Dofs>,
+    material: Vec<u32>,
+    shape: Vec<SavedShape>,
+}
+
+/// The state of a run between two steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// The scene file's text.
+    pub scene_text: String,
+    /// The scene file's path when the run started (anchors its relative plugin paths).
+    pub scene_origin: PathBuf,
+    /// Plugins of the geometry functors then of the laws, in dispatch order.
+    pub plugins: Vec<PluginStamp>,
+    /// Geometry functor names in dispatch order.
+    pub geoms: Vec<String>,
+    /// Law names in dispatch order.
+    pub laws: Vec<String>,
+    /// Steps done.
+    pub step: u64,
+    /// Time, s.
+    pub time: f64,
+    /// Last step of the run.
+    pub end_step: u64,
+    /// Time step, s.
+    pub dt: f64,
+    /// Energy ledger.
+    pub ledger: Ledger,
+    particles: SavedParticles,
+    verlet: VerletList,
+    contacts: Vec<SavedContact>,
+    /// Data of the front end, opaque here.
+    pub extra: Vec<u8>,
+}
+
+fn failure(path: &Path, reason: impl Into<String>) -> DemError {
+    DemError::Checkpoint {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+impl Checkpoint {
+    /// The state of `sim` now; `plugins` is the set it was built with.
+    pub fn capture(sim: &Simulation, plugins: &PluginSet, extra: Vec<u8>) -> Checkpoint {
+        let d = &sim.dispatch;
+        let mut stamps: Vec<PluginStamp> = Vec::new();
+        let served = d
+            .geoms
+            .iter()
+            .map(|g| (&g.plugin, &g.name))
+            .chain(d.laws.iter().map(|l| (&l.plugin, &l.name)));
+        for (plugin, functor) in served {
+            let i = match stamps.iter().position(|s| &s.name == plugin) {
+                Some(i) => i,
+                None => {
+                    let version = plugins
+                        .plugins
+                        .iter()
+                        .find(|p| &p.name == plugin)
+                        .map_or_else(String::new, |p| p.version.clone());
+                    stamps.push(PluginStamp {
+                        name: plugin.clone(),
+                        version,
+                        functors: Vec::new(),
+                    });
+                    stamps.len() - 1
+                }
+            };
+            if !stamps[i].functors.contains(functor) {
+                stamps[i].functors.push(functor.clone());
+            }
+        }
+        let p = &sim.particles;
+        let origin = &sim.scene.origin;
+        Checkpoint {
+            scene_text: sim.scene.text.clone(),
+            scene_origin: origin.canonicalize().unwrap_or_else(|_| origin.clone()),
+            plugins: stamps,
+            geoms: d.geoms.iter().map(|g| g.name.clone()).collect(),
+            laws: d.laws.iter().map(|l| l.name.clone()).collect(),
+            step: sim.step,
+            time: sim.time,
+            end_step: sim.end_step,
+            dt: sim.dt(),
+            ledger: sim.ledger,
+            particles: SavedParticles {
+                pos: p.pos.clone(),
+                vel: p.vel.clone(),
+                ori: p.ori.clone(),
+                angvel: p.angvel.clone(),
+                mass: p.mass.clone(),
+                inertia: p.inertia.clone(),
+                force: p.force.clone(),
+                torque: p.torque.clone(),
+                blocked: p.blocked.clone(),
+                material: p.material.clone(),
+                shape: p
+                    .shape
+                    .iter()
+                    .map(|s| match s {
+                        Shape::Sphere(s) => SavedShape::Sphere(s.radius),
+                        Shape::Wall(w) => {
+                            SavedShape::Wall([w.normal.x, w.normal.y, w.normal.z], w.sense)
+                        }
+                    })
+                    .collect(),
+            },
+            verlet: sim.verlet.clone(),
+            contacts: sim.contacts.save(),
+            extra,
+        }
+    }
+
+    /// Number of particles held.
+    pub fn particle_count(&self) -> usize {
+        self.particles.pos.len()
+    }
+
+    /// Number of live contacts held.
+    pub fn contact_count(&self) -> usize {
+        self.contacts.len()
+    }
+
+    /// The file content.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let data = postcard::to_stdvec(self).expect("a checkpoint always encodes");
+        let mut out = Vec::with_capacity(data.len() + 32);
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.push(DEM_VERSION.len() as u8);
+        out.extend_from_slice(DEM_VERSION.as_bytes());
+        out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        out.extend_from_slice(&crc32fast::hash(&data).to_le_bytes());
+        out.extend_from_slice(&data);
+        out
+    }
+
+    /// Decodes a file's content; `path` names the file in errors.
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Checkpoint, DemError> {
+        let fail = |reason: String| failure(path, reason);
+        let truncated = |what: &str| {
+            fail(format!(
+                "truncated checkpoint: the file ends inside the {what} ({} bytes in all)",
+                bytes.len()
+            ))
+        };
+        if bytes.len() < MAGIC.len() {
+            return Err(if MAGIC.starts_with(bytes) {
+                truncated("header")
+            } else {
+                fail("not a dem checkpoint (no DEMCKPT header)".into())
+            });
+        }
+        if bytes[..8] != MAGIC {
+            return Err(fail("not a dem checkpoint (no DEMCKPT header)".into()));
+        }
+        let mut at = 8;
+        let mut take = |n: usize, what: &str| -> Result<&[u8], DemError> {
+            let s = bytes.get(at..at + n).ok_or_else(|| truncated(what))?;
+            at += n;
+            Ok(s)
+        };
+        let version = u32::from_le_bytes(take(4, "header")?.try_into().expect("4 bytes"));
+        let n = take(1, "header")?[0] as usize;
+        let writer = String::from_utf8_lossy(take(n, "header")?).to_string();
+        if version != FORMAT_VERSION {
+            return Err(fail(format!(
+                "checkpoint format version {version} (written by dem {writer}), but this dem \
+                 ({DEM_VERSION}) reads format version {FORMAT_VERSION} only: resume it with dem {writer}"
+            )));
+        }
+        let len = u64::from_le_bytes(take(8, "header")?.try_into().expect("8 bytes"));
+        let crc = u32::from_le_bytes(take(4, "header")?.try_into().expect("4 bytes"));
+        let data = &bytes[at..];
+        if (data.len() as u64) < len {
+            return Err(fail(format!(
+                "truncated checkpoint: {} of {len} bytes of data (the file was cut short)",
+                data.len()
+            )));
+        }
+        if data.len() as u64 > len {
+            return Err(fail(format!(
+                "corrupted checkpoint: {} unexpected bytes after the {len} bytes of data",
+                data.len() as u64 - len
+            )));
+        }
+        let actual = crc32fast::hash(data);
+        if actual != crc {
+            return Err(fail(format!(
+                "corrupted checkpoint: checksum mismatch (stored {crc:08x}, computed {actual:08x})"
+            )));
+        }
+        let ck: Checkpoint = postcard::from_bytes(data)
+            .map_err(|e| fail(format!("corrupted checkpoint: cannot decode the data: {e}")))?;
+        if writer != DEM_VERSION {
+            tracing::warn!(
+                "{}: written by dem {writer}, resumed by dem {DEM_VERSION}: the trajectory may \
+                 differ from an uninterrupted run",
+                path.display()
+            );
+        }
+        Ok(ck)
+    }
+
+    /// Reads and decodes a checkpoint file.
+    pub fn read(path: &Path) -> Result<Checkpoint, DemError> {
+        let bytes = std::fs::read(path).map_err(|source| DemError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Checkpoint::from_bytes(&bytes, path)
+    }
+
+    /// The scene, parsed again from the saved text.
+    pub fn scene(&self) -> Result<Scene, DemError> {
+        Scene::parse(&self.scene_text, &self.scene_origin)
+    }
+
+    /// Refuses a plugin set that lacks a plugin of the run or has another version of it.
+    pub fn check_plugins(&self, set: &PluginSet, path: &Path) -> Result<(), DemError> {
+        for stamp in &self.plugins {
+            let same_name: Vec<_> = set
+                .plugins
+                .iter()
+                .filter(|p| p.name == stamp.name)
+                .collect();
+            let what = format!(
+                "plugin `{}` {} (for {})",
+                stamp.name,
+                stamp.version,
+                stamp.functors.join(", ")
+            );
+            if same_name.is_empty() {
+                return Err(failure(
+                    path,
+                    format!("the run used {what}, which is not loaded (add it with --plugin)"),
+                ));
+            }
+            if !same_name.iter().any(|p| p.version == stamp.version) {
+                let loaded: Vec<String> = same_name
+                    .iter()
+                    .map(|p| format!("{} ({})", p.version, p.path.display()))
+                    .collect();
+                return Err(failure(
+                    path,
+                    format!(
+                        "the run used {what}, but the loaded version is {}: a resumed run \
+                         would not continue the same trajectory",
+                        loaded.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The simulation this checkpoint holds, built from `scene` (from [`Checkpoint::scene`])
+    /// with `plugins`; `path` names the checkpoint in errors.
+    pub fn restore(
+        self,
+        scene: Scene,
+        plugins: &PluginSet,
+        path: &Path,
+    ) -> Result<Simulation, DemError> {
+        self.check_plugins(plugins, path)?;
+        let mut sim = Simulation::new(scene, plugins)?;
+        let geoms: Vec<&String> = sim.dispatch.geoms.iter().map(|g| &g.name).collect();
+        let laws: Vec<&String> = sim.dispatch.laws.iter().map(|l| &l.name).collect();
+        if geoms != self.geoms.iter().collect::<Vec<_>>()
+            || laws != self.laws.iter().collect::<Vec<_>>()
+        {
+            return Err(failure(
+                path,
+                format!(
+                    "the scene now dispatches to geometry {geoms:?} and laws {laws:?}, the run \
+                     used {:?} and {:?}",
+                    self.geoms, self.laws
+                ),
+            ));
+        }
+        let sp = self.particles;
+        let n = sp.pos.len();
+        let lens = [
+            sp.vel.len(),
+            sp.ori.len(),
+            sp.angvel.len(),
+            sp.mass.len(),
+            sp.inertia.len(),
+            sp.force.len(),
+            sp.torque.len(),
+            sp.blocked.len(),
+            sp.material.len(),
+            sp.shape.len(),
+        ];
+        if n != sim.particles.len() || lens.iter().any(|&l| l != n) {
+            return Err(failure(
+                path,
+                format!(
+                    "holds {n} particles, its scene gives {}",
+                    sim.particles.len()
+                ),
+            ));
+        }
+        if let Some(&m) = sp
+            .material
+            .iter()
+            .find(|&&m| m as usize >= sim.materials.len())
+        {
+            return Err(failure(
+                path,
+                format!(
+                    "refers to material #{m}, the scene has {}",
+                    sim.materials.len()
+                ),
+            ));
+        }
+        sim.particles = Particles {
+            pos: sp.pos,
+            vel: sp.vel,
+            ori: sp.ori,
+            angvel: sp.angvel,
+            mass: sp.mass,
+            inertia: sp.inertia,
+            force: sp.force,
+            torque: sp.torque,
+            blocked: sp.blocked,
+            material: sp.material,
+            shape: sp
+                .shape
+                .into_iter()
+                .map(|s| match s {
+                    SavedShape::Sphere(radius) => Shape::Sphere(SphereShape { radius }),
+                    SavedShape::Wall(n, sense) => Shape::Wall(WallShape {
+                        normal: Vec3::new(n[0], n[1], n[2]),
+                        sense,
+                    }),
+                })
+                .collect(),
+        };
+        if self
+            .verlet
+            .pairs
+            .iter()
+            .any(|&(a, b)| a >= b || b as usize >= n)
+        {
+            return Err(failure(path, "holds a candidate pair of unknown particles"));
+        }
+        sim.contacts = Contacts::restore(
+            &self.verlet.pairs,
+            &sim.particles,
+            &sim.dispatch,
+            &self.contacts,
+        )
+        .map_err(|e| failure(path, e))?;
+        sim.verlet = self.verlet;
+        sim.step = self.step;
+        sim.time = self.time;
+        sim.end_step = self.end_step;
+        sim.integrator.dt = self.dt;
+        sim.ledger = self.ledger;
+        Ok(sim)
+    }
+}
