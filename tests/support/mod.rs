@@ -97,3 +97,37 @@ pub fn sim_from_file(relative: &str) -> Simulation {
     let scene = Scene::load(&root().join(relative)).expect("scene parses");
     Simulation::new(scene, plugins()).expect("scene loads")
 }
+
+/// The `dem` executable, built (once per test binary) into `target/test-plugins` next to
+/// the plugin libraries, where it finds them as an installed `dem` does.
+pub fn dem_exe() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        plugins();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = Command::new(cargo)
+            .current_dir(root())
+            .args([
+                "build",
+                "--message-format=json-render-diagnostics",
+                "-p",
+                "dem-cli",
+            ])
+            .env(
+                "CARGO_TARGET_DIR",
+                root().join("target").join("test-plugins"),
+            )
+            .output()
+            .expect("cargo can be run");
+        assert!(
+            out.status.success(),
+            "building dem failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reports the dem executable")
+    })
+}

@@ -106,6 +106,11 @@ pub struct Checkpoint {
     pub extra: Vec<u8>,
 }
 
+/// Postcard size of a value, bytes.
+fn encoded_len<T: Serialize + ?Sized>(v: &T) -> usize {
+    postcard::to_stdvec(v).map_or(0, |v| v.len())
+}
+
 fn failure(path: &Path, reason: impl Into<String>) -> DemError {
     DemError::Checkpoint {
         path: path.to_path_buf(),
@@ -193,6 +198,21 @@ impl Checkpoint {
     /// Number of live contacts held.
     pub fn contact_count(&self) -> usize {
         self.contacts.len()
+    }
+
+    /// Encoded size of each part, bytes: `particles`, `verlet` (candidate pairs and
+    /// anchor positions), `contacts`, `scene` (text and plugin stamps), `extra`.
+    pub fn breakdown(&self) -> [(&'static str, usize); 5] {
+        [
+            ("particles", encoded_len(&self.particles)),
+            ("verlet", encoded_len(&self.verlet)),
+            ("contacts", encoded_len(&self.contacts)),
+            (
+                "scene",
+                encoded_len(&self.scene_text) + encoded_len(&self.plugins),
+            ),
+            ("extra", encoded_len(&self.extra)),
+        ]
     }
 
     /// The file content.

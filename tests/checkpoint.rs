@@ -1,0 +1,249 @@
+//! Checkpoints: a resumed run is bitwise identical to the uninterrupted one, and files that
+//! cannot be resumed (truncated, corrupted, another format version, missing or different
+//! plugins) are refused with a message saying what is wrong.
+
+use dem_core::checkpoint::FORMAT_VERSION;
+use dem_core::{Checkpoint, PluginSet, Simulation};
+use dem_verification::{build_plugins, plugins, sim_from_text};
+use std::path::Path;
+
+/// Three layers of spheres sliding sideways on the floor of a box under gravity:
+/// frictional contacts with tangential springs (kt = 0.2 kn), sliding and sticking,
+/// rotation, walls.
+pub const SCENE: &str = r#"Scene(
+    materials: { "m": (density: 2500, young: 1e7, friction: 0.4) },
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.5))],
+    bodies: [
+        Box(min: (0, 0, 0), max: (0.03, 0.03, 0.05), material: "m"),
+        Lattice(origin: (0.001, 0.001, 0.0009999), count: (9, 9, 3), spacing: 0.0019999,
+                radius: 0.001, material: "m", velocity: (0.05, -0.03, 0)),
+    ],
+    gravity: (0, 0, -9.81),
+    timestep: Critical(0.2),
+    duration: Steps(3000),
+)"#;
+
+const PATH: &str = "run.ckpt";
+
+fn fresh() -> Simulation {
+    sim_from_text(SCENE, "friction.ron").unwrap()
+}
+
+/// Every bit of the state that the next steps depend on, and of the outputs.
+fn state(sim: &Simulation) -> Vec<u64> {
+    let p = &sim.particles;
+    let mut bits = Vec::new();
+    for i in 0..p.len() {
+        for v in [p.pos[i], p.vel[i], p.angvel[i], p.force[i], p.torque[i]] {
+            bits.extend(v.iter().map(|x| x.to_bits()));
+        }
+        bits.extend(p.ori[i].coords.iter().map(|x| x.to_bits()));
+    }
+    bits.extend(sim.ledger.row().iter().map(|x| x.to_bits()));
+    bits.extend([sim.step, sim.time.to_bits(), sim.verlet.rebuilds]);
+    bits
+}
+
+fn round_trip(sim: &Simulation) -> Simulation {
+    let bytes = Checkpoint::capture(sim, plugins(), vec![1, 2, 3]).to_bytes();
+    let ck = Checkpoint::from_bytes(&bytes, Path::new(PATH)).unwrap();
+    assert_eq!(ck.extra, vec![1, 2, 3]);
+    let scene = ck.scene().unwrap();
+    ck.restore(scene, plugins(), Path::new(PATH)).unwrap()
+}
+
+fn error(bytes: &[u8]) -> String {
+    match Checkpoint::from_bytes(bytes, Path::new(PATH)) {
+        Ok(_) => panic!("expected the checkpoint to be refused"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn checkpoint_bytes() -> Vec<u8> {
+    let mut sim = fresh();
+    sim.run_steps(200).unwrap();
+    Checkpoint::capture(&sim, plugins(), Vec::new()).to_bytes()
+}
+
+#[test]
+fn resumed_run_is_bitwise_identical() {
+    let mut whole = fresh();
+    whole.run_steps(3000).unwrap();
+
+    // Interrupted twice, once between two broad-phase rebuilds.
+    let mut parts = fresh();
+    parts.run_steps(1234).unwrap();
+    let live = parts.contacts.slots.iter().filter(|s| s.active);
+    let sliding = live.filter(|s| s.l6.u.y != 0.0 || s.l6.u.z != 0.0).count();
+    assert!(
+        sliding > 20,
+        "only {sliding} contacts with tangential history"
+    );
+    let rebuilds = parts.verlet.rebuilds;
+    let mut parts = round_trip(&parts);
+    assert_eq!(parts.verlet.rebuilds, rebuilds);
+    parts.run_steps(1000).unwrap();
+    let mut parts = round_trip(&parts);
+    parts.run_steps(766).unwrap();
+
+    assert!(whole.contacts.active() > 50, "a packing with contacts");
+    assert_eq!(parts.contacts.active(), whole.contacts.active());
+    assert_eq!(
+        parts.contacts.save(),
+        whole.contacts.save(),
+        "contact state differs"
+    );
+    assert!(state(&parts) == state(&whole), "trajectories differ");
+}
+
+#[test]
+fn checkpoint_of_a_fresh_run_resumes() {
+    let mut whole = fresh();
+    whole.run_steps(50).unwrap();
+    let mut resumed = round_trip(&fresh());
+    resumed.run_steps(50).unwrap();
+    assert!(state(&resumed) == state(&whole));
+}
+
+#[test]
+fn truncated_checkpoints_are_refused() {
+    let bytes = checkpoint_bytes();
+    for cut in [bytes.len() - 1, bytes.len() / 2, 30, 10, 3] {
+        let e = error(&bytes[..cut]);
+        assert!(
+            e.starts_with(PATH) && e.contains("truncated checkpoint"),
+            "{cut}: {e}"
+        );
+    }
+    let e = error(&[]);
+    assert!(e.contains("truncated"), "{e}");
+}
+
+#[test]
+fn corrupted_checkpoints_are_refused() {
+    let bytes = checkpoint_bytes();
+    for at in [bytes.len() / 3, bytes.len() - 1] {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x10;
+        let e = error(&bad);
+        assert!(
+            e.starts_with(PATH) && e.contains("checksum mismatch"),
+            "{e}"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(b"junk");
+    assert!(error(&longer).contains("4 unexpected bytes"));
+    let e = error(b"Scene(materials: {}, laws: [], bodies: [])");
+    assert!(e.contains("not a dem checkpoint"), "{e}");
+}
+
+#[test]
+fn other_format_versions_are_refused() {
+    let mut bytes = checkpoint_bytes();
+    bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    let e = error(&bytes);
+    let want = format!(
+        "checkpoint format version {} (written by dem {})",
+        FORMAT_VERSION + 1,
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(
+        e.contains(&want) && e.contains(&format!("reads format version {FORMAT_VERSION} only")),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_or_different_plugins_are_refused() {
+    let bytes = checkpoint_bytes();
+    let path = Path::new(PATH);
+    let ck = Checkpoint::from_bytes(&bytes, path).unwrap();
+
+    // Only the geometry plugins loaded: the law's plugin is missing.
+    let mut geometry_only = PluginSet::default();
+    for lib in build_plugins(&["cg2-sphere-sphere", "cg2-wall-sphere"]) {
+        geometry_only.load(&lib).unwrap();
+    }
+    let scene = ck.scene().unwrap();
+    let e = ck
+        .clone()
+        .restore(scene, &geometry_only, path)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.starts_with(PATH)
+            && e.contains("plugin `law-linear`")
+            && e.contains("Law2_L6Geom_LinearElPl")
+            && e.contains("not loaded"),
+        "{e}"
+    );
+
+    // Another version of the law's plugin.
+    let mut other = ck.clone();
+    let law = other
+        .plugins
+        .iter_mut()
+        .find(|p| p.name == "law-linear")
+        .unwrap();
+    law.version = "0.0.7".into();
+    let scene = other.scene().unwrap();
+    let e = other
+        .restore(scene, plugins(), path)
+        .err()
+        .unwrap()
+        .to_string();
+    let loaded = &plugins()
+        .plugins
+        .iter()
+        .find(|p| p.name == "law-linear")
+        .unwrap()
+        .version;
+    assert!(
+        e.contains("law-linear` 0.0.7") && e.contains(&format!("loaded version is {loaded}")),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_changed_scene_is_refused() {
+    let ck = Checkpoint::from_bytes(&checkpoint_bytes(), Path::new(PATH)).unwrap();
+    let mut other = ck.clone();
+    other.scene_text = other
+        .scene_text
+        .replace("count: (9, 9, 3)", "count: (9, 9, 2)");
+    let scene = other.scene().unwrap();
+    let e = other
+        .restore(scene, plugins(), Path::new(PATH))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("holds 249 particles, its scene gives 168"),
+        "{e}"
+    );
+}
+
+/// Measures the size of a checkpoint per particle and per contact (printed; run with
+/// `--nocapture`): the settled box of this file's scene.
+#[test]
+fn checkpoint_size() {
+    let mut sim = fresh();
+    sim.run_steps(3000).unwrap();
+    let ck = Checkpoint::capture(&sim, plugins(), Vec::new());
+    let total = ck.to_bytes().len();
+    let parts = ck.breakdown();
+    let (n, c) = (ck.particle_count(), ck.contact_count());
+    let pairs = sim.verlet.pairs.len();
+    println!(
+        "checkpoint: {total} bytes for {n} particles, {c} contacts, {pairs} candidate pairs: {parts:?}"
+    );
+    println!(
+        "per particle {:.1} bytes (+ {:.1} of Verlet anchor and pairs), per contact {:.1} bytes",
+        parts[0].1 as f64 / n as f64,
+        parts[1].1 as f64 / n as f64,
+        parts[2].1 as f64 / c as f64
+    );
+    assert!(total < 400 * n + 400 * c + 8000, "{total} bytes");
+}
