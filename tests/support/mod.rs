@@ -131,3 +131,21 @@ pub fn dem_exe() -> &'static Path {
             .expect("cargo reports the dem executable")
     })
 }
+
+/// What VTK itself (Python's `vtk` package) reads from `.vtu` and `.pvd` files, by path
+/// (see `tests/support/read_vtk.py`).
+pub fn read_vtk(paths: &[&Path]) -> serde_json::Value {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = Command::new(&python)
+        .arg(root().join("tests/support/read_vtk.py"))
+        .args(paths)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
+    assert!(
+        out.status.success(),
+        "reading VTK files with Python's vtk package failed (install it with \
+         `python3 -m pip install vtk`):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the reader prints JSON")
+}

@@ -262,7 +262,7 @@ pub fn contacts(sim: &Simulation) -> Grid {
         ints("id2", live.iter().map(|s| s.bodies().1 as i64)),
         f64s(
             "normal_force",
-            live.iter().map(|s| fnormal(s).norm()).collect(),
+            live.iter().map(|s| normal(s).dot(&s.force).abs()).collect(),
         ),
         vectors("normal", live.iter().map(normal)),
         vectors("normal_force_vector", live.iter().map(fnormal)),
