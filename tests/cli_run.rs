@@ -1,0 +1,299 @@
+//! The `dem` executable: outputs of a run (energy CSV and plot, VTK streams, checkpoint,
+//! JSON progress and summary, quiet mode), Ctrl-C and resume giving the uninterrupted
+//! result, SIGKILL during checkpoint writes, and corrupted checkpoints refused.
+
+use dem_core::Checkpoint;
+use dem_verification::{dem_exe, read_vtk, root};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Spheres falling into a box and bouncing sideways; `{steps}` and `{count}` are filled in.
+const SCENE: &str = r#"Scene(
+    materials: { "m": (density: 2500, young: 1e7, friction: 0.4) },
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.5))],
+    bodies: [
+        Box(min: (0, 0, 0), max: (0.05, 0.05, 0.05), material: "m"),
+        Lattice(origin: (0.002, 0.002, 0.002), count: ({count}, {count}, 4), spacing: 0.0021,
+                radius: 0.001, material: "m", velocity: (0.05, -0.03, -0.02)),
+    ],
+    gravity: (0, 0, -9.81),
+    timestep: Critical(0.2),
+    duration: Steps({steps}),
+    output: (every: {every}),
+)"#;
+
+/// A fresh directory `target/test-output/cli/<name>` holding `scene.ron`.
+fn setup(name: &str, count: u32, steps: u64, every: u64) -> (PathBuf, PathBuf) {
+    let dir = root().join("target/test-output/cli").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("scene.ron");
+    let text = SCENE
+        .replace("{count}", &count.to_string())
+        .replace("{steps}", &steps.to_string())
+        .replace("{every}", &every.to_string());
+    std::fs::write(&scene, text).unwrap();
+    (dir, scene)
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(dem_exe());
+    c.args(args).env_remove("RUST_LOG");
+    c
+}
+
+fn dem(args: &[&str]) -> Output {
+    command(args).output().expect("dem runs")
+}
+
+fn spawn(args: &[&str]) -> Child {
+    command(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("dem starts")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "dem failed ({:?}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn read(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn a_run_writes_every_output() {
+    let (dir, scene) = setup("outputs", 6, 300, 100);
+    let out = dir.join("out");
+    let stdout = ok(&dem(&[
+        "run",
+        s(&scene),
+        "--out",
+        s(&out),
+        "--json",
+        "--checkpoint-every",
+        "150",
+    ]));
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    let progress: Vec<u64> = events
+        .iter()
+        .filter(|e| e["event"] == "progress")
+        .map(|e| e["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(progress, [1, 101, 201, 300]);
+    let summary = events.last().unwrap();
+    assert_eq!(summary["event"], "summary");
+    assert_eq!(summary["steps"], 300);
+    assert_eq!(summary["checkpoints_written"], 1);
+    let contacts = &summary["contacts"];
+    assert!(contacts["min"].as_u64() <= contacts["max"].as_u64());
+    for key in [
+        "simulated_time",
+        "wall_time",
+        "particle_steps_per_second",
+        "ledger_balance_error",
+    ] {
+        assert!(summary[key].is_number(), "{key}: {summary}");
+    }
+
+    // energy.csv: a row per output step, every ledger entry.
+    let csv = String::from_utf8(read(&out.join("energy.csv"))).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "step,time,kinetic,rotational,potential,elastic,friction,damping,nonviscous,boundary_work,total"
+    );
+    let steps: Vec<&str> = lines.map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(steps, ["0", "100", "200", "299"]);
+
+    // energy.png: a valid PNG of the documented size.
+    let png = png::Decoder::new(std::fs::File::open(out.join("energy.png")).unwrap());
+    let mut reader = png.read_info().expect("a PNG header");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("PNG data decodes");
+    assert_eq!((info.width, info.height), (1200, 800));
+    assert!(buf.iter().any(|&b| b != 255), "something is drawn");
+
+    // VTK: the collections list every frame with its time; VTK reads every file.
+    let mut files = Vec::new();
+    for stream in ["particles", "contacts", "walls"] {
+        let pvd = out.join(format!("{stream}.pvd"));
+        let sets = read_vtk(&[&pvd])[s(&pvd)]["datasets"].clone();
+        let sets = sets.as_array().unwrap();
+        let names: Vec<&str> = sets.iter().map(|d| d[1].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [1, 101, 201, 300].map(|k| format!("{stream}_{k:09}.vtu")),
+            "{stream}"
+        );
+        let last = sets.last().unwrap()[0].as_f64().unwrap();
+        assert_eq!(last, summary["simulated_time"].as_f64().unwrap());
+        files.extend(names.iter().map(|n| out.join(n)));
+    }
+    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let grids = read_vtk(&paths);
+    let particles = &grids[s(&out.join("particles_000000300.vtu"))];
+    assert_eq!(particles["points"].as_array().unwrap().len(), 3 * 144);
+    let walls = &grids[s(&out.join("walls_000000300.vtu"))];
+    assert_eq!(walls["types"], serde_json::json!([9, 9, 9, 9, 9, 9]));
+
+    // The checkpoint of step 150 loads.
+    let ck = Checkpoint::read(&out.join("checkpoint.ckpt")).unwrap();
+    assert_eq!((ck.step, ck.particle_count()), (150, 150));
+
+    // --quiet: nothing on stdout, no log lines on stderr.
+    let quiet = dem(&["run", s(&scene), "--out", s(&dir.join("quiet")), "--quiet"]);
+    assert!(ok(&quiet).is_empty());
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+}
+
+/// Waits for `path` to exist.
+fn wait_for(path: &Path, child: &mut Child) {
+    let start = Instant::now();
+    while !path.exists() {
+        assert!(child.try_wait().unwrap().is_none(), "dem ended early");
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no {}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn ctrl_c_writes_a_checkpoint_and_resume_finishes_the_same_run() {
+    let (dir, scene) = setup("interrupt", 10, 6000, 500);
+    let whole = dir.join("whole");
+    ok(&dem(&["run", s(&scene), "--out", s(&whole), "--quiet"]));
+
+    let parts = dir.join("parts");
+    let mut child = spawn(&["run", s(&scene), "--out", s(&parts)]);
+    wait_for(&parts.join("energy.csv"), &mut child);
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let ckpt = parts.join("checkpoint.ckpt");
+    assert!(
+        stderr.contains("interrupted at step") && stderr.contains(s(&ckpt)),
+        "{stderr}"
+    );
+    let at = Checkpoint::read(&ckpt).unwrap().step;
+    assert!(at > 0 && at < 6000, "interrupted at step {at}");
+
+    let summary = ok(&dem(&["resume", s(&ckpt)]));
+    assert!(
+        summary.contains(&format!("(resumed at step {at})")),
+        "{summary}"
+    );
+    for file in [
+        "particles.csv",
+        "energy.csv",
+        "particles_000006000.vtu",
+        "contacts.pvd",
+    ] {
+        assert!(
+            read(&parts.join(file)) == read(&whole.join(file)),
+            "{file} differs from the uninterrupted run"
+        );
+    }
+}
+
+#[test]
+fn sigkill_during_checkpoint_writes_leaves_a_loadable_checkpoint() {
+    // 1600 spheres, a checkpoint after every step: most of the time goes into writing.
+    let (dir, scene) = setup("sigkill", 20, 1500, 500);
+    let out = dir.join("out");
+    let ckpt = out.join("checkpoint.ckpt");
+    let tmp = out.join(".checkpoint.ckpt.tmp");
+    let mut mid_write = 0;
+    let mut last = 0;
+    for round in 0..8u64 {
+        let mut args = vec!["--checkpoint-every", "1", "--quiet"];
+        let mut child = if round == 0 {
+            args.splice(0..0, ["run", s(&scene), "--out", s(&out)]);
+            spawn(&args)
+        } else {
+            args.splice(0..0, ["resume", s(&ckpt)]);
+            spawn(&args)
+        };
+        if round == 0 {
+            wait_for(&ckpt, &mut child);
+        }
+        // Kill at varied moments.
+        std::thread::sleep(Duration::from_millis(150 + 97 * round));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        mid_write += tmp.exists() as u32;
+        let ck = Checkpoint::read(&ckpt).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert!(ck.step >= last, "round {round}: step {} < {last}", ck.step);
+        last = ck.step;
+    }
+    println!(
+        "last checkpoint at step {last}; {mid_write} of 8 kills left a partial temporary file"
+    );
+    assert!(last > 0 && last < 1500);
+    ok(&dem(&["resume", s(&ckpt), "--quiet"]));
+    let whole = dir.join("whole");
+    ok(&dem(&["run", s(&scene), "--out", s(&whole), "--quiet"]));
+    assert!(read(&out.join("particles.csv")) == read(&whole.join("particles.csv")));
+    assert!(read(&out.join("energy.csv")) == read(&whole.join("energy.csv")));
+}
+
+#[test]
+fn resume_refuses_a_corrupted_checkpoint() {
+    let (dir, scene) = setup("corrupted", 4, 40, 100);
+    let out = dir.join("out");
+    ok(&dem(&[
+        "run",
+        s(&scene),
+        "--out",
+        s(&out),
+        "--checkpoint-every",
+        "20",
+        "--quiet",
+    ]));
+    let ckpt = out.join("checkpoint.ckpt");
+    let mut bytes = read(&ckpt);
+    let n = bytes.len();
+    bytes[n / 2] ^= 1;
+    std::fs::write(&ckpt, &bytes).unwrap();
+    let res = dem(&["resume", s(&ckpt)]);
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert_eq!(res.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "error: {}: corrupted checkpoint: checksum mismatch",
+            s(&ckpt)
+        )),
+        "{stderr}"
+    );
+    std::fs::write(&ckpt, &bytes[..n - 100]).unwrap();
+    let stderr = String::from_utf8_lossy(&dem(&["resume", s(&ckpt)]).stderr).to_string();
+    assert!(stderr.contains("truncated checkpoint"), "{stderr}");
+}
