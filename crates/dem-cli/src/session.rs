@@ -136,7 +136,7 @@ pub fn drive(
         wall: start.elapsed().as_secs_f64(),
         checkpoints,
     };
-    let files = files_written(dir, &record, &particles, &png, checkpoint.exists());
+    let files = files_written(dir, &record, &particles, &png, checkpoints > 0);
     crate::summary::print(opts.mode, &sim, &record, &session, dir, &files);
     Ok(Outcome::Done)
 }
