@@ -8,13 +8,16 @@ use dem_verification::{build_plugins, plugins, sim_from_text};
 use std::path::Path;
 
 /// Three layers of spheres sliding sideways on the floor of a box under gravity:
-/// frictional contacts with tangential springs (kt = 0.2 kn), sliding and sticking,
-/// rotation, walls.
-pub const SCENE: &str = r#"Scene(
-    materials: { "m": (density: 2500, young: 1e7, friction: 0.4) },
-    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.5))],
+/// frictional contacts with tangential springs, sliding and sticking, rotation, walls.
+/// `{laws}` is filled in.
+const TEMPLATE: &str = r#"Scene(
+    materials: {
+        "m": (density: 2500, young: 1e7, poisson: 0.25, friction: 0.4),
+        "w": (density: 7800, young: 2e7, poisson: 0.3, friction: 0.3),
+    },
+    laws: [{laws}],
     bodies: [
-        Box(min: (0, 0, 0), max: (0.03, 0.03, 0.05), material: "m"),
+        Box(min: (0, 0, 0), max: (0.03, 0.03, 0.05), material: "w"),
         Lattice(origin: (0.001, 0.001, 0.0009999), count: (9, 9, 3), spacing: 0.0019999,
                 radius: 0.001, material: "m", velocity: (0.05, -0.03, 0)),
     ],
@@ -25,8 +28,20 @@ pub const SCENE: &str = r#"Scene(
 
 const PATH: &str = "run.ckpt";
 
+/// The linear law (tangential spring kt = 0.2 kn) everywhere.
+const LINEAR: &str =
+    r#"(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.5))"#;
+
+fn scene(laws: &str) -> String {
+    TEMPLATE.replace("{laws}", laws)
+}
+
 fn fresh() -> Simulation {
-    sim_from_text(SCENE, "friction.ron").unwrap()
+    sim_of(LINEAR)
+}
+
+fn sim_of(laws: &str) -> Simulation {
+    sim_from_text(&scene(laws), "friction.ron").unwrap()
 }
 
 /// Every bit of the state that the next steps depend on, and of the outputs.
@@ -65,13 +80,13 @@ fn checkpoint_bytes() -> Vec<u8> {
     Checkpoint::capture(&sim, plugins(), Vec::new()).to_bytes()
 }
 
-#[test]
-fn resumed_run_is_bitwise_identical() {
-    let mut whole = fresh();
+/// Runs 3000 steps whole and in three parts through checkpoints: the same bits.
+fn resumes_bitwise(laws: &str) {
+    let mut whole = sim_of(laws);
     whole.run_steps(3000).unwrap();
 
     // Interrupted twice, once between two broad-phase rebuilds.
-    let mut parts = fresh();
+    let mut parts = sim_of(laws);
     parts.run_steps(1234).unwrap();
     let live = parts.contacts.slots.iter().filter(|s| s.active);
     let sliding = live.filter(|s| s.l6.u.y != 0.0 || s.l6.u.z != 0.0).count();
@@ -79,6 +94,15 @@ fn resumed_run_is_bitwise_identical() {
         sliding > 20,
         "only {sliding} contacts with tangential history"
     );
+    for law in 0..parts.dispatch.laws.len() as u16 {
+        let n = parts
+            .contacts
+            .slots
+            .iter()
+            .filter(|s| s.active && s.law == law)
+            .count();
+        assert!(n > 0, "no live contact of law #{law}");
+    }
     let rebuilds = parts.verlet.rebuilds;
     let mut parts = round_trip(&parts);
     assert_eq!(parts.verlet.rebuilds, rebuilds);
@@ -94,6 +118,22 @@ fn resumed_run_is_bitwise_identical() {
         "contact state differs"
     );
     assert!(state(&parts) == state(&whole), "trajectories differ");
+}
+
+#[test]
+fn resumed_run_is_bitwise_identical() {
+    resumes_bitwise(LINEAR);
+}
+
+#[test]
+fn resumed_run_is_bitwise_identical_with_rolling_twisting_and_two_laws() {
+    // Modia3D against the walls, Hertz-Mindlin with rolling and twisting resistance
+    // between spheres: laws of different state lengths side by side.
+    resumes_bitwise(
+        r#"(materials: ("m", "w"), law: "Law2_L6Geom_Modia3D", params: (restitution: 0.7)),
+           (materials: ("*", "*"), law: "Law2_L6Geom_HertzMindlin",
+            params: (restitution: 0.5, rolling: Epsd(mu: 0.1), twisting: Cdt(mu: 0.05)))"#,
+    );
 }
 
 #[test]
