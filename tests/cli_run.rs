@@ -156,6 +156,13 @@ fn a_run_writes_every_output() {
     // The checkpoint of step 150 loads.
     let ck = Checkpoint::read(&out.join("checkpoint.ckpt")).unwrap();
     assert_eq!((ck.step, ck.particle_count()), (150, 150));
+    let info = ok(&dem(&["inspect", s(&out.join("checkpoint.ckpt"))]));
+    assert!(
+        info.contains("step 150 of 300")
+            && info.contains("150 particles")
+            && info.contains("plugin law-linear"),
+        "{info}"
+    );
 
     // --quiet: nothing on stdout, no log lines on stderr.
     let quiet = dem(&["run", s(&scene), "--out", s(&dir.join("quiet")), "--quiet"]);

@@ -2,6 +2,7 @@
 //! plugins, or test a law.
 
 mod catalogue;
+mod inspect;
 mod law_test;
 mod output;
 mod plot;
@@ -68,6 +69,11 @@ enum Command {
         /// CSV output file (default: standard output).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Describe a checkpoint: step, particles, contacts, plugins, size of each part.
+    Inspect {
+        /// Checkpoint file.
+        checkpoint: PathBuf,
     },
 }
 
@@ -277,6 +283,7 @@ fn main() -> ExitCode {
         Command::LawTest { file, out } => load_plugins(&cli.plugin, None)
             .and_then(|set| law_test::run(file, out.as_deref(), set))
             .map(|()| ExitCode::SUCCESS),
+        Command::Inspect { checkpoint } => inspect::print(checkpoint).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
