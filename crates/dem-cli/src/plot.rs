@@ -67,14 +67,14 @@ fn series(rows: &[EnergyRow]) -> Vec<Series> {
 /// Draws the ledger rows to `path` (a PNG), atomically: drawn to a temporary file first.
 pub fn energy_png(path: &Path, rows: &[EnergyRow]) -> Result<(), String> {
     let tmp = path.with_file_name(".energy.tmp.png");
-    draw(&tmp, rows)?;
+    draw(&tmp, rows, font())?;
     let bytes = std::fs::read(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     let _ = std::fs::remove_file(&tmp);
     crate::output::write_atomic(path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn draw(path: &Path, rows: &[EnergyRow]) -> Result<(), String> {
-    let text = font();
+/// Draws the plot, with text (titles, axis labels, legend) if `text`.
+fn draw(path: &Path, rows: &[EnergyRow], text: bool) -> Result<(), String> {
     let data = series(rows);
     let (mut t0, mut t1) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -82,11 +82,16 @@ fn draw(path: &Path, rows: &[EnergyRow]) -> Result<(), String> {
         (t0, t1) = (t0.min(*t), t1.max(*t));
         (y0, y1) = (y0.min(*y), y1.max(*y));
     }
-    if t0.partial_cmp(&t1) != Some(std::cmp::Ordering::Less) {
-        (t0, t1) = (t0.min(0.0), t0.max(0.0) + 1e-9);
+    // No rows, one row or a flat line: a range around what there is.
+    if !(t0.is_finite() && t1.is_finite()) {
+        (t0, t1) = (0.0, 1.0);
+    } else if t0 >= t1 {
+        (t0, t1) = (t0 - 0.5, t0 + 0.5);
     }
-    if y0.partial_cmp(&y1) != Some(std::cmp::Ordering::Less) {
-        (y0, y1) = (y0.min(0.0) - 1.0, y1.max(0.0) + 1.0);
+    if !(y0.is_finite() && y1.is_finite()) {
+        (y0, y1) = (-1.0, 1.0);
+    } else if y0 >= y1 {
+        (y0, y1) = (y0 - 1.0, y0 + 1.0);
     }
     let pad = 0.05 * (y1 - y0);
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
@@ -133,4 +138,52 @@ fn draw(path: &Path, rows: &[EnergyRow]) -> Result<(), String> {
     }
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dem_core::energy::Ledger;
+
+    fn rows() -> Vec<EnergyRow> {
+        (0..50)
+            .map(|k| {
+                let t = k as f64 * 1e-3;
+                let l = Ledger {
+                    kinetic: 0.5 * t * t,
+                    potential: 1.0 - 0.5 * t * t,
+                    ..Ledger::default()
+                };
+                (k, t, l)
+            })
+            .collect()
+    }
+
+    fn size_of(path: &Path) -> (u32, u32) {
+        let bytes = std::fs::read(path).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+        assert_eq!(&bytes[12..16], b"IHDR");
+        let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+        (be(16), be(20))
+    }
+
+    #[test]
+    fn plots_with_and_without_text() {
+        let dir = std::env::temp_dir().join(format!("dem-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bare = dir.join("bare.png");
+        draw(&bare, &rows(), false).unwrap();
+        assert_eq!(size_of(&bare), SIZE);
+        let png = dir.join("energy.png");
+        energy_png(&png, &rows()).unwrap();
+        assert_eq!(size_of(&png), SIZE);
+        assert!(
+            !dir.join(".energy.tmp.png").exists(),
+            "no temporary file left"
+        );
+        // A single row (or none) still gives a plot.
+        energy_png(&png, &rows()[..1]).unwrap();
+        energy_png(&png, &[]).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

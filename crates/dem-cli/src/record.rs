@@ -39,17 +39,60 @@ impl RunRecord {
     }
 
     /// Ledger balance: the change of the conserved total since the first row, J, and that
-    /// change relative to the largest energy entry booked (0 without rows).
+    /// change relative to the largest change of any entry over the run (the energy that
+    /// flowed; 0 when nothing changed).
     pub fn balance_error(&self) -> (f64, f64) {
         let (Some(first), Some(last)) = (self.energy.first(), self.energy.last()) else {
             return (0.0, 0.0);
         };
+        let start = first.2.row();
         let drift = last.2.total() - first.2.total();
         let scale = self
             .energy
             .iter()
-            .flat_map(|(_, _, l)| l.row())
-            .fold(0.0f64, |m, x| m.max(x.abs()));
+            .flat_map(|(_, _, l)| {
+                let row = l.row();
+                (0..row.len() - 1).map(move |k| (row[k] - start[k]).abs())
+            })
+            .fold(0.0f64, f64::max);
         (drift, if scale > 0.0 { drift / scale } else { 0.0 })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dem_core::energy::Ledger;
+
+    #[test]
+    fn contact_statistics() {
+        let mut r = RunRecord::default();
+        assert_eq!(r.contact_stats(), (0, 0.0, 0));
+        for n in [4, 2, 6] {
+            r.count_contacts(n);
+        }
+        assert_eq!(r.contact_stats(), (2, 4.0, 6));
+    }
+
+    #[test]
+    fn balance_error_is_relative_to_the_energy_that_flowed() {
+        let at = |kinetic: f64, potential: f64, friction: f64| Ledger {
+            kinetic,
+            potential,
+            friction,
+            ..Ledger::default()
+        };
+        let mut r = RunRecord::default();
+        assert_eq!(r.balance_error(), (0.0, 0.0));
+        // Potential far from its origin: 1000 J; 2 J flow into kinetic energy and friction,
+        // 0.01 J is lost from the books.
+        r.energy = vec![
+            (0, 0.0, at(0.0, 1000.0, 0.0)),
+            (1, 1.0, at(1.0, 999.0, 0.0)),
+            (2, 2.0, at(0.5, 998.0, 1.49)),
+        ];
+        let (drift, relative) = r.balance_error();
+        assert!((drift + 0.01).abs() < 1e-9, "{drift}");
+        assert!((relative + 0.005).abs() < 1e-9, "{relative}");
     }
 }

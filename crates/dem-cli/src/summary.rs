@@ -72,7 +72,7 @@ pub fn print(
                 ),
                 (
                     "ledger balance error",
-                    format!("{drift:.3e} J ({relative:.3e} of the largest entry)"),
+                    format!("{drift:.3e} J ({relative:.3e} of the largest energy change)"),
                 ),
                 (
                     "energy now",
