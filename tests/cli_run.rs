@@ -213,7 +213,8 @@ fn ctrl_c_writes_a_checkpoint_and_resume_finishes_the_same_run() {
     let at = Checkpoint::read(&ckpt).unwrap().step;
     assert!(at > 0 && at < 6000, "interrupted at step {at}");
 
-    let summary = ok(&dem(&["resume", s(&ckpt)]));
+    // On one thread where the run had all cores: the result does not depend on it.
+    let summary = ok(&dem(&["resume", s(&ckpt), "--threads", "1"]));
     assert!(
         summary.contains(&format!("(resumed at step {at})")),
         "{summary}"
