@@ -233,6 +233,24 @@ fn ctrl_c_writes_a_checkpoint_and_resume_finishes_the_same_run() {
 }
 
 #[test]
+fn sigterm_writes_a_checkpoint_too() {
+    // What a batch scheduler sends at the wall-clock limit.
+    let (dir, scene) = setup("sigterm", 10, 100_000, 500);
+    let out = dir.join("out");
+    let mut child = spawn(&["run", s(&scene), "--out", s(&out), "--json"]);
+    wait_for(&out.join("energy.csv"), &mut child);
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let ck = Checkpoint::read(&out.join("checkpoint.ckpt")).unwrap();
+    assert!(ck.step > 0 && ck.step < 100_000);
+}
+
+#[test]
 fn sigkill_during_checkpoint_writes_leaves_a_loadable_checkpoint() {
     // 1600 spheres, a checkpoint after every step: most of the time goes into writing.
     let (dir, scene) = setup("sigkill", 20, 1500, 500);

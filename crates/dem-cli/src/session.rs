@@ -1,6 +1,7 @@
 //! One session of a run, new or resumed: steps the simulation to its end, writing the
-//! outputs at every output step and checkpoints when asked; Ctrl-C writes a checkpoint and
-//! stops the session cleanly.
+//! outputs at every output step and checkpoints when asked; Ctrl-C (SIGINT), SIGTERM and
+//! SIGHUP (what batch schedulers send at a wall-clock limit) write a checkpoint and stop the
+//! session cleanly.
 
 use crate::output::{energy_csv, write_atomic, write_durable, write_particles, write_vtk, STREAMS};
 use crate::progress::{emit, Mode, Progress};
@@ -16,8 +17,9 @@ pub const CHECKPOINT: &str = "checkpoint.ckpt";
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Installs the Ctrl-C handler: the first SIGINT asks the running session to checkpoint
-/// and stop; a second one exits at once (the last complete checkpoint stays intact).
+/// Installs the signal handler: the first SIGINT, SIGTERM or SIGHUP asks the running
+/// session to checkpoint and stop; a second one exits at once (the last complete
+/// checkpoint stays intact).
 pub fn handle_interrupts() {
     let handler = || {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
