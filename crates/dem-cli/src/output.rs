@@ -30,8 +30,10 @@ fn write(path: &Path, content: &[u8], durable: bool) -> std::io::Result<()> {
     }
     drop(f);
     std::fs::rename(&tmp, path)?;
+    // The rename itself is durable once the directory is synced (a Unix notion: other
+    // systems cannot open a directory as a file).
+    #[cfg(unix)]
     if durable {
-        // The rename itself is durable once the directory is synced.
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
         std::fs::File::open(dir.unwrap_or(Path::new(".")))?.sync_all()?;
     }
