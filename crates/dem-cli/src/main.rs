@@ -162,7 +162,7 @@ where
 fn finish(outcome: Outcome) -> ExitCode {
     match outcome {
         Outcome::Done => ExitCode::SUCCESS,
-        // 128 + SIGINT, as shells report an interrupted command.
+        // 128 + SIGINT, as shells report an interrupted command (also after SIGTERM, SIGHUP).
         Outcome::Interrupted => ExitCode::from(130),
     }
 }
