@@ -184,7 +184,7 @@ typedef struct LawInput {
    */
   uint32_t is_new;
   /**
-   * `1` on the step the contact ends (the gap rose above the interaction distance plus
+   * `1` on the step the contact ends (the gap reached the interaction distance plus
    * the hysteresis band), else `0`. The law is called this last time with the geometry of
    * the step so that it can book the dissipation of the final interval (its force is
    * gone now: e.g. the second half of a trapezoid rule); the solver applies no force or
