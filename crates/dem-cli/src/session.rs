@@ -99,7 +99,23 @@ pub fn drive(
     let mut checkpoints = 0;
     while sim.step < sim.end_step {
         let t = sim.time;
-        sim.step()?;
+        if opts.checkpoint_every.is_some() {
+            // A failing step (a plugin error, a non-finite state) leaves the state as it
+            // was: checkpoint it, then stop with the error.
+            if let Err(e) = sim.step_or_restore() {
+                progress.finish();
+                record.wall = wall_before + start.elapsed().as_secs_f64();
+                save(&sim, plugins, &record, &checkpoint)?;
+                tracing::error!(
+                    "checkpoint of step {} (the last good state) written to {}",
+                    sim.step,
+                    checkpoint.display()
+                );
+                return Err(e);
+            }
+        } else {
+            sim.step()?;
+        }
         record.count_contacts(sim.contacts.active());
         progress.step();
         if (sim.step - 1).is_multiple_of(every) || sim.step == sim.end_step {

@@ -97,7 +97,7 @@ pub struct StepContext<'a> {
 }
 
 /// All slots, with law state stored `stride` values per slot.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Contacts {
     /// The slots, sorted by key.
     pub slots: Vec<Slot>,

@@ -236,6 +236,24 @@ impl Simulation {
         Ok(())
     }
 
+    /// One step that, when it fails (a plugin error, a non-finite state), leaves the
+    /// simulation as it was before the step, so that a checkpoint written after the error
+    /// holds the last good state. Costs a copy of the particles, contacts and broad-phase
+    /// list per step: the run uses it only when it writes checkpoints.
+    pub fn step_or_restore(&mut self) -> Result<(), DemError> {
+        let saved = (
+            self.particles.clone(),
+            self.contacts.clone(),
+            self.verlet.clone(),
+            self.ledger,
+        );
+        let result = self.step();
+        if result.is_err() {
+            (self.particles, self.contacts, self.verlet, self.ledger) = saved;
+        }
+        result
+    }
+
     /// Runs `n` steps.
     pub fn run_steps(&mut self, n: u64) -> Result<(), DemError> {
         for _ in 0..n {
