@@ -5,6 +5,7 @@
 //! the nested cargo never waits on the lock of the outer `cargo test`.
 
 pub mod impact;
+pub mod mesh;
 pub mod reference;
 
 use dem_core::{PluginSet, Scene, Simulation};
@@ -13,7 +14,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every plugin package of the workspace.
-pub const PLUGINS: [&str; 9] = [
+pub const PLUGINS: [&str; 10] = [
+    "cg2-facet-sphere",
     "cg2-sphere-sphere",
     "cg2-wall-sphere",
     "law-linear",

@@ -5,7 +5,7 @@
 //! built against an incompatible version of this crate is refused, not run.
 //!
 //! - [`math`]: `Vec3`, `Quat`, `Mat3` with zero-copy nalgebra views;
-//! - [`shape`]: the shape views a geometry functor reads;
+//! - [`shape`]: the shape views a geometry functor reads; [`facet`]: the mesh facet record;
 //! - [`geom`]: `RawGeom` (what a geometry functor returns) and `L6Geom` (what a law reads),
 //!   with the sign conventions every plugin follows;
 //! - [`law`]: law input and output records;
@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod c_abi;
+pub mod facet;
 pub mod functor;
 pub mod geom;
 pub mod law;
@@ -29,6 +30,7 @@ pub mod root;
 pub mod sdk;
 pub mod shape;
 
+pub use facet::FacetShape;
 pub use functor::{CallError, Cg2Box, Cg2Functor, ContactLaw, GeomInput, LawBox};
 pub use geom::{L6Geom, RawGeom};
 pub use law::{LawInput, LawOutput, LawPair, Material, Onset};

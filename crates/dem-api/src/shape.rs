@@ -4,8 +4,9 @@
 //! names. The layout of `ShapeView` never changes; a new shape kind adds a tag constant
 //! and a record type (an append-only change: plugins built before it keep loading and are
 //! never handed a kind they did not declare). Read a view through its typed accessors
-//! ([`ShapeView::sphere`], [`ShapeView::wall`]), which check the tag.
+//! ([`ShapeView::sphere`], [`ShapeView::wall`], [`ShapeView::facet`]), which check the tag.
 
+use crate::facet::FacetShape;
 use crate::math::{Quat, Vec3};
 use abi_stable::StableAbi;
 use core::marker::PhantomData;
@@ -21,7 +22,7 @@ impl ShapeKind {
     pub const SPHERE: ShapeKind = ShapeKind(1);
     /// An infinite plane; record [`WallShape`].
     pub const WALL: ShapeKind = ShapeKind(2);
-    /// Reserved for triangular facets (mesh walls).
+    /// A triangle of a mesh; record [`FacetShape`].
     pub const FACET: ShapeKind = ShapeKind(3);
     /// Reserved for convex polyhedra.
     pub const POLYHEDRON: ShapeKind = ShapeKind(4);
@@ -82,6 +83,11 @@ impl<'a> ShapeView<'a> {
         Self::new(ShapeKind::WALL, w)
     }
 
+    /// A view of a facet.
+    pub fn of_facet(f: &'a FacetShape) -> Self {
+        Self::new(ShapeKind::FACET, f)
+    }
+
     fn new<T>(kind: ShapeKind, r: &'a T) -> Self {
         ShapeView {
             kind,
@@ -106,6 +112,12 @@ impl<'a> ShapeView<'a> {
         // SAFETY: as above.
         (self.kind == ShapeKind::WALL).then(|| unsafe { &*(self.record as *const WallShape) })
     }
+
+    /// The facet record, if this is a facet.
+    pub fn facet(&self) -> Option<&'a FacetShape> {
+        // SAFETY: as above.
+        (self.kind == ShapeKind::FACET).then(|| unsafe { &*(self.record as *const FacetShape) })
+    }
 }
 
 /// One body as a geometry functor sees it: pose, velocities at the previous mid-step and
@@ -113,7 +125,8 @@ impl<'a> ShapeView<'a> {
 #[repr(C)]
 #[derive(StableAbi, Clone, Copy, Debug)]
 pub struct BodyView<'a> {
-    /// Position of the body's reference point (sphere centre; a point on a wall's plane), m.
+    /// Position of the body's reference point (sphere centre; a point on a wall's plane;
+    /// a mesh's reference point for its facets), m.
     pub pos: Vec3,
     /// Orientation, body frame to global frame, unit quaternion.
     pub ori: Quat,

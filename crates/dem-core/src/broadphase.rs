@@ -1,9 +1,11 @@
-//! Broad phase: a uniform cell grid over the bounded particles with a Verlet skin, plus
-//! a direct test of every unbounded particle (walls) against every bounded one. The list of
-//! candidate pairs is kept until some particles have moved, together, more than the skin.
+//! Broad phase: a uniform cell grid over the bounded particles with a Verlet skin, a
+//! direct test of every wall against every bounded particle, and for each mesh facet a
+//! test of the particles in the cells its box covers. The list of candidate pairs is kept
+//! until some particles have moved, together, more than the skin (a facet's displacement
+//! is the largest displacement of its vertices, so rotating meshes are tracked).
 
-use crate::particles::{Particles, Shape};
-use nalgebra::Vector3;
+use crate::particles::{Facet, Particles, Shape};
+use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -15,6 +17,8 @@ pub struct VerletList {
     pub pairs: Vec<(u32, u32)>,
     /// Positions at the last rebuild.
     anchor: Vec<Vector3<f64>>,
+    /// Orientations at the last rebuild.
+    anchor_ori: Vec<UnitQuaternion<f64>>,
     /// Skin used at the last rebuild, m.
     skin: f64,
     /// Number of rebuilds so far.
@@ -25,7 +29,16 @@ pub struct VerletList {
 /// (negative in overlap). `None` when neither is bounded (walls never pair with walls).
 fn bound_gap(p: &Particles, a: usize, b: usize) -> Option<f64> {
     match (&p.shape[a], &p.shape[b]) {
-        (Shape::Wall(_), Shape::Wall(_)) => None,
+        (Shape::Wall(_) | Shape::Facet(_), Shape::Wall(_) | Shape::Facet(_)) => None,
+        (Shape::Facet(f), s) | (s, Shape::Facet(f)) => {
+            let (fi, si) = if matches!(p.shape[a], Shape::Facet(_)) {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let (c, r) = facet_sphere(f, p, fi);
+            Some((p.pos[si] - c).norm() - r - s.bounding_radius()?)
+        }
         (Shape::Wall(w), s) | (s, Shape::Wall(w)) => {
             let (wi, si) = if matches!(p.shape[a], Shape::Wall(_)) {
                 (a, b)
@@ -49,6 +62,27 @@ fn bound_gap(p: &Particles, a: usize, b: usize) -> Option<f64> {
     }
 }
 
+/// Bounding sphere (centre, radius) of facet `i`, half-thickness included, m.
+fn facet_sphere(f: &Facet, p: &Particles, i: usize) -> (Vector3<f64>, f64) {
+    let v = f.vertices(&p.pos[i], &p.ori[i]);
+    let c = (v[0] + v[1] + v[2]) / 3.0;
+    let r = v.iter().map(|x| (x - c).norm()).fold(0.0, f64::max);
+    (c, r + f.shape.halfthick)
+}
+
+/// How far particle `i` (any point of it, for a facet) moved from the anchor pose, m.
+fn displacement(p: &Particles, i: usize, x0: &Vector3<f64>, q0: &UnitQuaternion<f64>) -> f64 {
+    match &p.shape[i] {
+        Shape::Facet(f) if p.ori[i] != *q0 => {
+            let (now, then) = (f.vertices(&p.pos[i], &p.ori[i]), f.vertices(x0, q0));
+            (0..3)
+                .map(|k| (now[k] - then[k]).norm())
+                .fold(0.0, f64::max)
+        }
+        _ => (p.pos[i] - x0).norm(),
+    }
+}
+
 impl VerletList {
     /// True when the list must be rebuilt before use: never built, or the two largest
     /// displacements since the last build sum to more than the skin.
@@ -57,8 +91,8 @@ impl VerletList {
             return true;
         }
         let (mut d1, mut d2) = (0.0f64, 0.0f64);
-        for (x, x0) in p.pos.iter().zip(&self.anchor) {
-            let d = (x - x0).norm();
+        for (i, (x0, q0)) in self.anchor.iter().zip(&self.anchor_ori).enumerate() {
+            let d = displacement(p, i, x0, q0);
             if d > d1 {
                 d2 = d1;
                 d1 = d;
@@ -77,8 +111,8 @@ impl VerletList {
         let bounded: Vec<usize> = (0..p.len())
             .filter(|&i| p.shape[i].bounding_radius().is_some())
             .collect();
-        let unbounded: Vec<usize> = (0..p.len())
-            .filter(|&i| p.shape[i].bounding_radius().is_none())
+        let walls: Vec<usize> = (0..p.len())
+            .filter(|&i| matches!(p.shape[i], Shape::Wall(_)))
             .collect();
 
         let rmax = bounded
@@ -114,16 +148,46 @@ impl VerletList {
                 }
             }
         }
-        for &w in &unbounded {
+        for &w in &walls {
             for &i in &bounded {
                 if bound_gap(p, w, i).is_some_and(|g| g < margin) {
                     pairs.push((w.min(i) as u32, w.max(i) as u32));
                 }
             }
         }
+        for f in 0..p.len() {
+            let Shape::Facet(facet) = &p.shape[f] else {
+                continue;
+            };
+            // Cells of the facet's box grown by the reach of any particle.
+            let v = facet.vertices(&p.pos[f], &p.ori[f]);
+            let grow = facet.shape.halfthick + rmax + margin;
+            let lo = key(&v.iter().fold(v[0], |m, x| m.inf(x)).add_scalar(-grow));
+            let hi = key(&v.iter().fold(v[0], |m, x| m.sup(x)).add_scalar(grow));
+            let cells: i64 = (0..3).map(|k| hi[k] - lo[k] + 1).product();
+            let mut near = |i: usize| {
+                if bound_gap(p, f, i).is_some_and(|g| g < margin) {
+                    pairs.push((f.min(i) as u32, f.max(i) as u32));
+                }
+            };
+            if cells as usize > bounded.len() {
+                bounded.iter().for_each(|&i| near(i));
+                continue;
+            }
+            for x in lo[0]..=hi[0] {
+                for y in lo[1]..=hi[1] {
+                    for z in lo[2]..=hi[2] {
+                        for &i in grid.get(&[x, y, z]).into_iter().flatten() {
+                            near(i);
+                        }
+                    }
+                }
+            }
+        }
         pairs.sort_unstable();
         self.pairs = pairs;
         self.anchor = p.pos.clone();
+        self.anchor_ori = p.ori.clone();
         self.skin = skin;
         self.rebuilds += 1;
     }

@@ -58,6 +58,10 @@ pub struct PluginStamp {
 enum SavedShape {
     Sphere(f64),
     Wall([f64; 3], i32),
+    /// A mesh facet, by mesh index: its geometry comes from the scene's mesh file, read
+    /// again on restore (a facet moves only with its mesh's prescribed motion, whose pose
+    /// is restored with the particle's position and orientation).
+    Facet(u32),
 }
 
 /// All particles, as saved (every array of [`Particles`]).
@@ -181,6 +185,7 @@ impl Checkpoint {
                         Shape::Wall(w) => {
                             SavedShape::Wall([w.normal.x, w.normal.y, w.normal.z], w.sense)
                         }
+                        Shape::Facet(f) => SavedShape::Facet(f.mesh),
                     })
                     .collect(),
             },
@@ -408,6 +413,26 @@ impl Checkpoint {
                 ),
             ));
         }
+        let fresh = std::mem::take(&mut sim.particles.shape);
+        let mut shape = Vec::with_capacity(n);
+        for (i, (saved, fresh)) in sp.shape.into_iter().zip(fresh).enumerate() {
+            shape.push(match (saved, fresh) {
+                (SavedShape::Sphere(radius), _) => Shape::Sphere(SphereShape { radius }),
+                (SavedShape::Wall(n, sense), _) => Shape::Wall(WallShape {
+                    normal: Vec3::new(n[0], n[1], n[2]),
+                    sense,
+                }),
+                (SavedShape::Facet(m), Shape::Facet(f)) if f.mesh == m => Shape::Facet(f),
+                (SavedShape::Facet(m), _) => {
+                    return Err(failure(
+                        path,
+                        format!(
+                            "particle {i} was a facet of mesh #{m}; the scene's meshes now differ"
+                        ),
+                    ))
+                }
+            });
+        }
         sim.particles = Particles {
             pos: sp.pos,
             vel: sp.vel,
@@ -419,17 +444,7 @@ impl Checkpoint {
             torque: sp.torque,
             blocked: sp.blocked,
             material: sp.material,
-            shape: sp
-                .shape
-                .into_iter()
-                .map(|s| match s {
-                    SavedShape::Sphere(radius) => Shape::Sphere(SphereShape { radius }),
-                    SavedShape::Wall(n, sense) => Shape::Wall(WallShape {
-                        normal: Vec3::new(n[0], n[1], n[2]),
-                        sense,
-                    }),
-                })
-                .collect(),
+            shape,
         };
         if self
             .verlet

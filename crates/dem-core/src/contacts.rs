@@ -104,6 +104,8 @@ pub struct Contacts {
     state: Vec<f64>,
     stride: usize,
     groups: Vec<Range<usize>>,
+    /// Geometry of the current step, one per slot.
+    pub(crate) raw: Vec<RawGeom>,
 }
 
 /// A live contact as a checkpoint holds it: its key, the state carried from step to step
@@ -313,33 +315,66 @@ impl Contacts {
             state,
             stride,
             groups,
+            raw: Vec::new(),
         };
         Ok(())
     }
 
-    /// Runs geometry, lifecycle, L6Geom and law on every slot.
+    /// Runs geometry, lifecycle, L6Geom and law on every slot: geometry for all slots
+    /// first, then the hand-over of contacts moving across a mesh (see [`crate::handover`]),
+    /// then lifecycle, L6Geom and law.
     pub fn process(&mut self, cx: &StepContext<'_>) -> Result<(), DemError> {
         let stride = self.stride;
+        self.raw.clear();
+        self.raw.resize(self.slots.len(), RawGeom::default());
+        for g in &self.groups {
+            let results: Vec<Result<(), DemError>> = self.slots[g.clone()]
+                .par_chunks(CHUNK)
+                .zip(self.raw[g.clone()].par_chunks_mut(CHUNK))
+                .map(|(c, r)| geometry_chunk(cx, c, r))
+                .collect();
+            results.into_iter().collect::<Result<Vec<()>, _>>()?;
+        }
+        crate::handover::hand_over(self, cx);
         for gi in 0..self.groups.len() {
             let g = self.groups[gi].clone();
             let slots = &mut self.slots[g.clone()];
+            let raw = &self.raw[g.clone()];
             let state = &mut self.state[g.start * stride..g.end * stride];
             let chunk_state = (CHUNK * stride).max(1);
             let results: Vec<Result<(), DemError>> = if stride == 0 {
                 slots
                     .par_chunks_mut(CHUNK)
-                    .map(|c| process_chunk(cx, c, &mut [], 0))
+                    .zip(raw.par_chunks(CHUNK))
+                    .map(|(c, r)| process_chunk(cx, c, r, &mut [], 0))
                     .collect()
             } else {
                 slots
                     .par_chunks_mut(CHUNK)
+                    .zip(raw.par_chunks(CHUNK))
                     .zip(state.par_chunks_mut(chunk_state))
-                    .map(|(c, st)| process_chunk(cx, c, st, stride))
+                    .map(|((c, r), st)| process_chunk(cx, c, r, st, stride))
                     .collect()
             };
             results.into_iter().collect::<Result<Vec<()>, _>>()?;
         }
         Ok(())
+    }
+
+    /// Moves the contact state of slot `from` to slot `to` (same law), leaving `from` empty.
+    pub(crate) fn move_contact(&mut self, from: usize, to: usize) {
+        let n = self.stride;
+        let old = self.slots[from].clone();
+        self.slots[from].active = false;
+        let s = &mut self.slots[to];
+        s.active = true;
+        s.l6 = old.l6;
+        s.onset = old.onset;
+        s.out = old.out;
+        s.force = old.force;
+        s.torque = old.torque;
+        self.state.copy_within(from * n..(from + 1) * n, to * n);
+        self.state[from * n..(from + 1) * n].fill(0.0);
     }
 
     /// Adds contact forces to the particles in slot order and returns the step's totals.
@@ -386,17 +421,15 @@ fn valid(g: &RawGeom) -> bool {
     g.gap.is_finite() && g.point.is_finite() && n.is_finite() && (n - 1.0).abs() < 1e-9
 }
 
-fn process_chunk(
+/// Geometry of one chunk of slots (all of one functor), batched.
+fn geometry_chunk(
     cx: &StepContext<'_>,
-    slots: &mut [Slot],
-    state: &mut [f64],
-    stride: usize,
+    slots: &[Slot],
+    raw: &mut [RawGeom],
 ) -> Result<(), DemError> {
     let p = cx.particles;
     let geom = &cx.dispatch.geoms[slots[0].geom as usize];
     let law = &cx.dispatch.laws[slots[0].law as usize];
-
-    // 1. Geometry, batched.
     let inputs: Vec<GeomInput<'_>> = slots
         .iter()
         .map(|s| {
@@ -415,10 +448,9 @@ fn process_chunk(
             }
         })
         .collect();
-    let mut raw = vec![RawGeom::default(); slots.len()];
     if let RResult::RErr(e) = geom
         .functor
-        .geom_batch(inputs.as_slice().into(), raw.as_mut_slice().into())
+        .geom_batch(inputs.as_slice().into(), raw.into())
     {
         let s = &slots[(e.index as usize).min(slots.len() - 1)];
         return Err(call_error(
@@ -429,9 +461,23 @@ fn process_chunk(
             e.message.to_string(),
         ));
     }
+    Ok(())
+}
+
+/// Lifecycle, L6Geom and law of one chunk of slots, given their geometry `raw`.
+fn process_chunk(
+    cx: &StepContext<'_>,
+    slots: &mut [Slot],
+    raw: &[RawGeom],
+    state: &mut [f64],
+    stride: usize,
+) -> Result<(), DemError> {
+    let p = cx.particles;
+    let geom = &cx.dispatch.geoms[slots[0].geom as usize];
+    let law = &cx.dispatch.laws[slots[0].law as usize];
 
     // 2. Lifecycle and L6Geom.
-    for (i, (s, g)) in slots.iter_mut().zip(&raw).enumerate() {
+    for (i, (s, g)) in slots.iter_mut().zip(raw).enumerate() {
         let (b1, b2) = s.bodies();
         s.new = false;
         s.ending = false;

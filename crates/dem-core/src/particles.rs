@@ -1,16 +1,39 @@
-//! Particles as structure of arrays. Walls are particles too: infinite mass, every degree
-//! of freedom blocked, moving only with the velocity they were given.
+//! Particles as structure of arrays. Walls and mesh facets are particles too: infinite
+//! mass, every degree of freedom blocked, moving only with the velocity they were given or
+//! with their prescribed motion. All facets of a mesh share one position (the mesh's
+//! reference point) and orientation: together they are one rigid body.
 
-use dem_api::{ShapeKind, ShapeView, SphereShape, WallShape};
+use dem_api::{FacetShape, ShapeKind, ShapeView, SphereShape, Vec3, WallShape};
 use nalgebra::{UnitQuaternion, Vector3};
+use std::sync::Arc;
+
+/// One triangle of a mesh.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Facet {
+    /// The record handed to geometry functors.
+    pub shape: FacetShape,
+    /// Index of the mesh in [`crate::Simulation::meshes`].
+    pub mesh: u32,
+    /// The fan directions `shape` points into, kept alive here.
+    pub fans: Arc<[Vec3]>,
+}
+
+impl Facet {
+    /// Vertices in the global frame for a body at `pos` with orientation `ori`, m.
+    pub fn vertices(&self, pos: &Vector3<f64>, ori: &UnitQuaternion<f64>) -> [Vector3<f64>; 3] {
+        self.shape.vertices.map(|v| pos + ori * v.na())
+    }
+}
 
 /// Shape of one particle.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// A sphere.
     Sphere(SphereShape),
     /// An infinite plane.
     Wall(WallShape),
+    /// A triangle of a mesh (boxed: the record is large).
+    Facet(Box<Facet>),
 }
 
 impl Shape {
@@ -19,6 +42,7 @@ impl Shape {
         match self {
             Shape::Sphere(_) => ShapeKind::SPHERE,
             Shape::Wall(_) => ShapeKind::WALL,
+            Shape::Facet(_) => ShapeKind::FACET,
         }
     }
 
@@ -27,14 +51,16 @@ impl Shape {
         match self {
             Shape::Sphere(s) => ShapeView::of_sphere(s),
             Shape::Wall(w) => ShapeView::of_wall(w),
+            Shape::Facet(f) => ShapeView::of_facet(&f.shape),
         }
     }
 
-    /// Radius of the bounding sphere, m, or `None` for unbounded shapes.
+    /// Radius of the bounding sphere of a free particle, m, or `None` for the boundary
+    /// shapes (walls, facets), which the broad phase tests separately.
     pub fn bounding_radius(&self) -> Option<f64> {
         match self {
             Shape::Sphere(s) => Some(s.radius),
-            Shape::Wall(_) => None,
+            Shape::Wall(_) | Shape::Facet(_) => None,
         }
     }
 }

@@ -11,6 +11,8 @@ use crate::energy::Ledger;
 use crate::error::DemError;
 use crate::integrator::Integrator;
 use crate::l6geom::L6Options;
+use crate::mesh::{MeshBody, MeshLoad};
+use crate::motion::Prescribed;
 use crate::particles::Particles;
 use crate::plugins::PluginSet;
 use crate::scene::{expand_bodies, Duration, Scene, TimeStep};
@@ -46,6 +48,10 @@ pub struct Simulation {
     pub ledger: Ledger,
     /// Critical time step estimate, s.
     pub critical_dt: f64,
+    /// Boundaries with a prescribed motion.
+    pub motions: Vec<Prescribed>,
+    /// Meshes (each one rigid body made of facet particles).
+    pub meshes: Vec<MeshBody>,
     skin: f64,
     reach: f64,
     eps: f64,
@@ -89,7 +95,7 @@ impl Simulation {
             )));
         }
         let mut particles = Particles::default();
-        expand_bodies(&scene, &index, &mut particles)?;
+        let boundaries = expand_bodies(&scene, &index, &mut particles)?;
 
         // Shape-kind pairs and material pairs the broad phase can produce.
         let mut kinds = BTreeSet::new();
@@ -179,6 +185,10 @@ impl Simulation {
         };
         let eps = scene.contacts.contact_eps;
         let l6 = scene.contacts.l6geom;
+        // Velocities at t = -dt/2 of the moving boundaries.
+        for g in &boundaries.motions {
+            g.set_velocities(&mut particles, -dt, dt);
+        }
         Ok(Simulation {
             scene,
             particles,
@@ -193,6 +203,8 @@ impl Simulation {
             end_step,
             ledger: Ledger::default(),
             critical_dt,
+            motions: boundaries.motions,
+            meshes: boundaries.meshes,
             skin,
             reach,
             eps,
@@ -229,10 +241,17 @@ impl Simulation {
         self.ledger.elastic = totals.elastic;
         self.ledger.friction += totals.friction;
         self.ledger.damping += totals.damping;
+        let dt = self.integrator.dt;
+        for g in &self.motions {
+            g.set_velocities(p, self.time, dt);
+        }
         self.integrator.step(p, &mut self.ledger);
         self.check_finite()?;
         self.step += 1;
-        self.time = self.step as f64 * self.integrator.dt;
+        self.time = self.step as f64 * dt;
+        for g in &self.motions {
+            g.set_poses(&mut self.particles, self.time);
+        }
         Ok(())
     }
 
@@ -252,6 +271,14 @@ impl Simulation {
             (self.particles, self.contacts, self.verlet, self.ledger) = saved;
         }
         result
+    }
+
+    /// Contact force and torque on each mesh at the last step (order of [`Self::meshes`]).
+    pub fn mesh_loads(&self) -> Vec<MeshLoad> {
+        self.meshes
+            .iter()
+            .map(|m| m.load(&self.particles))
+            .collect()
     }
 
     /// Runs `n` steps.

@@ -2,6 +2,8 @@
 
 use super::{BodySpec, Radius, Scene};
 use crate::error::DemError;
+use crate::mesh::MeshBody;
+use crate::motion::Prescribed;
 use crate::particles::{Dofs, Particles, Shape};
 use dem_api::{SphereShape, WallShape};
 use nalgebra::Vector3;
@@ -62,12 +64,22 @@ fn add_wall(
     );
 }
 
+/// The moving and compound boundaries of a scene.
+#[derive(Clone, Debug, Default)]
+pub struct Boundaries {
+    /// Groups of particles with a prescribed motion.
+    pub motions: Vec<Prescribed>,
+    /// Meshes.
+    pub meshes: Vec<MeshBody>,
+}
+
 /// Adds every body of the scene to `p`; `materials` maps names to indices.
 pub fn expand_bodies(
     scene: &Scene,
     materials: &BTreeMap<String, u32>,
     p: &mut Particles,
-) -> Result<(), DemError> {
+) -> Result<Boundaries, DemError> {
+    let mut out = Boundaries::default();
     let mats: Vec<_> = scene.materials.values().collect();
     for (k, spec) in scene.bodies.iter().enumerate() {
         let vectors: Vec<[f64; 3]> = match spec {
@@ -89,6 +101,9 @@ pub fn expand_bodies(
                 velocity,
                 ..
             } => vec![*point, *normal, *velocity],
+            BodySpec::Mesh {
+                rotate, translate, ..
+            } => vec![*rotate, *translate],
         };
         if vectors.iter().flatten().any(|x| !x.is_finite()) {
             return Err(scene.error(format!(
@@ -228,6 +243,7 @@ pub fn expand_bodies(
                 sense,
                 material,
                 velocity,
+                motion,
             } => {
                 let m = mat(material)?;
                 if v(*normal).norm() == 0.0 || !(-1..=1).contains(sense) {
@@ -236,6 +252,14 @@ pub fn expand_bodies(
                     )));
                 }
                 add_wall(p, v(*point), v(*normal), *sense, m, v(*velocity));
+                if let Some(motion) = motion {
+                    super::mesh_body::check_motion(scene, k, motion, *velocity)?;
+                    out.motions
+                        .push(Prescribed::new(*motion, vec![p.len() - 1], p));
+                }
+            }
+            BodySpec::Mesh { material, .. } => {
+                super::mesh_body::add_mesh(scene, k, spec, mat(material)?, p, &mut out)?;
             }
             BodySpec::Box { min, max, material } => {
                 let m = mat(material)?;
@@ -247,5 +271,5 @@ pub fn expand_bodies(
             }
         }
     }
-    Ok(())
+    Ok(out)
 }

@@ -2,11 +2,13 @@
 //! column (parse errors) or the field path (consistency errors). See `docs/scenes.md`.
 
 mod generators;
+mod mesh_body;
 
-pub use generators::expand_bodies;
+pub use generators::{expand_bodies, Boundaries};
 
 use crate::error::DemError;
 use crate::l6geom::L6Options;
+use crate::motion::Motion;
 use ron::value::RawValue;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -105,6 +107,34 @@ pub enum BodySpec {
         /// Prescribed constant velocity, m/s.
         #[serde(default)]
         velocity: [f64; 3],
+        /// Prescribed motion (instead of `velocity`).
+        #[serde(default)]
+        motion: Option<Motion>,
+    },
+    /// A triangle mesh from a file: one rigid body, fixed or with a prescribed motion.
+    Mesh {
+        /// `.stl` (binary or ASCII) or `.obj` file, relative to the scene file.
+        file: String,
+        /// Uniform scale factor applied to the file's coordinates first.
+        #[serde(default = "one")]
+        scale: f64,
+        /// Rotation vector (axis times angle, rad) applied after scaling.
+        #[serde(default)]
+        rotate: [f64; 3],
+        /// Translation applied last, m.
+        #[serde(default)]
+        translate: [f64; 3],
+        /// Material name.
+        material: String,
+        /// Half-thickness of the facets, m.
+        #[serde(default)]
+        halfthick: f64,
+        /// Prescribed motion; fixed when absent.
+        #[serde(default)]
+        motion: Option<Motion>,
+        /// Name in the mesh load output (default: the file stem).
+        #[serde(default)]
+        name: Option<String>,
     },
     /// Six one-sided walls facing into the box `[min, max]`.
     Box {
@@ -115,6 +145,10 @@ pub enum BodySpec {
         /// Material name.
         material: String,
     },
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// Which geometry functor serves a pair of shape kinds (only needed when several do).

@@ -1,0 +1,70 @@
+//! Hand-over of contacts moving across a mesh.
+//!
+//! A mesh is one rigid body, but its facets are separate particles, so a sphere rolling
+//! from one facet to the next ends a contact with the first and starts one with the second.
+//! Each facet reports a contact only where it owns the closest feature (see the facet
+//! functor), so in that step the first facet stops reporting and the second starts. Were
+//! the second contact new, its tangential spring and law state would start from zero and
+//! the sphere would feel a jump where the surface has none. Instead the new contact takes
+//! over the state (L6Geom frame and displacements, onset data, law state) of the ended one:
+//! the contact is the same, only its closest feature moved.
+//!
+//! Matching, in slot order (deterministic): a live contact of a sphere with a facet of mesh
+//! M whose functor no longer reports it, and a contact starting this step between the same
+//! sphere and another facet of M with the same law. When a sphere leaves several facets of
+//! M at once, the ended contact whose normal is closest to the new one is taken.
+
+use crate::contacts::{Contacts, StepContext};
+use crate::particles::Shape;
+use std::collections::HashMap;
+
+/// (other particle, mesh) of a slot whose one body is a facet.
+fn mesh_key(cx: &StepContext<'_>, a: u32, b: u32) -> Option<(u32, u32)> {
+    let p = cx.particles;
+    match (&p.shape[a as usize], &p.shape[b as usize]) {
+        (Shape::Facet(f), _) => Some((b, f.mesh)),
+        (_, Shape::Facet(f)) => Some((a, f.mesh)),
+        _ => None,
+    }
+}
+
+/// Moves the state of ended facet contacts to the contacts starting this step on another
+/// facet of the same mesh with the same sphere.
+pub fn hand_over(c: &mut Contacts, cx: &StepContext<'_>) {
+    let mut ended: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+    for (i, (s, g)) in c.slots.iter().zip(&c.raw).enumerate() {
+        if s.active && g.touching == 0 {
+            if let Some(k) = mesh_key(cx, s.a, s.b) {
+                ended.entry(k).or_default().push(i);
+            }
+        }
+    }
+    if ended.is_empty() {
+        return;
+    }
+    for j in 0..c.slots.len() {
+        let (s, g) = (&c.slots[j], &c.raw[j]);
+        let distance = cx.dispatch.laws[s.law as usize].distance;
+        if s.active || g.touching == 0 || g.gap >= distance {
+            continue;
+        }
+        let Some(list) = mesh_key(cx, s.a, s.b).and_then(|k| ended.get_mut(&k)) else {
+            continue;
+        };
+        let normal = g.normal.na();
+        let best = list
+            .iter()
+            .enumerate()
+            .filter(|&(_, &i)| c.slots[i].law == s.law)
+            .max_by(|(_, &x), (_, &y)| {
+                let dot = |i: usize| c.slots[i].l6.frame.row(0).transpose().dot(normal);
+                dot(x).total_cmp(&dot(y))
+            })
+            .map(|(k, &i)| (k, i));
+        if let Some((k, i)) = best {
+            list.swap_remove(k);
+            tracing::debug!(target: "dem::contact", event = "handover", from_a = c.slots[i].a, from_b = c.slots[i].b, a = s.a, b = s.b, t = cx.time);
+            c.move_contact(i, j);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! Prescribed motion of boundaries (walls and meshes): constant velocity, rotation about an
+//! axis at a constant rate (a rotating drum), and a sinusoidal shake.
+//!
+//! A moving boundary is a group of particles (one wall, or every facet of a mesh) moved
+//! rigidly: a particle with reference position `x0` and orientation `q0` is at
+//! `c + R(t) (x0 - c) + d(t)` with orientation `R(t) q0`, where `R(t)` is the rotation by
+//! `omega t` about the axis through `c`, and `d(t)` the translation (`v t`, or
+//! `A sin(2 pi f t)`).
+//!
+//! Before the leap-frog step from t to t + dt the group gets the mid-step velocity
+//! `(x(t + dt) - x(t)) / dt` and the angular velocity `omega`, so the integrator moves it
+//! and books the work of the contact forces on it (`-f . v dt - torque . omega dt`) as
+//! boundary work; after the step the pose is set to its exact value at t + dt, so that
+//! round-off does not accumulate.
+
+use crate::particles::Particles;
+use nalgebra::{Unit, UnitQuaternion, Vector3};
+use serde::Deserialize;
+use std::f64::consts::PI;
+
+/// A prescribed motion, as written in a scene.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub enum Motion {
+    /// Constant velocity, m/s.
+    Translate {
+        /// m/s.
+        velocity: [f64; 3],
+    },
+    /// Rotation at a constant rate about an axis.
+    Rotate {
+        /// A point of the axis, m.
+        center: [f64; 3],
+        /// Direction of the axis (normalised on load).
+        axis: [f64; 3],
+        /// Angular velocity about the axis (right hand), rad/s.
+        omega: f64,
+    },
+    /// Sinusoidal shake `amplitude sin(2 pi frequency t)`.
+    Shake {
+        /// Displacement amplitude, m.
+        amplitude: [f64; 3],
+        /// Hz.
+        frequency: f64,
+    },
+}
+
+fn v(a: [f64; 3]) -> Vector3<f64> {
+    Vector3::new(a[0], a[1], a[2])
+}
+
+impl Motion {
+    /// Why the motion is invalid, if it is.
+    pub fn check(&self) -> Result<(), String> {
+        let finite = |a: &[f64]| a.iter().all(|x| x.is_finite());
+        match self {
+            Motion::Translate { velocity } if !finite(velocity) => {
+                Err("Translate: velocity must be finite".into())
+            }
+            Motion::Rotate {
+                center,
+                axis,
+                omega,
+            } if !(finite(center)
+                && finite(axis)
+                && omega.is_finite()
+                && v(*axis).norm() > 0.0) =>
+            {
+                Err("Rotate: center, axis and omega must be finite, the axis non-zero".into())
+            }
+            Motion::Shake {
+                amplitude,
+                frequency,
+            } if !(finite(amplitude) && frequency.is_finite() && *frequency >= 0.0) => {
+                Err("Shake: amplitude must be finite, frequency finite and >= 0".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The point a rotation leaves in place (the rotation centre), if any.
+    pub fn center(&self) -> Option<Vector3<f64>> {
+        match self {
+            Motion::Rotate { center, .. } => Some(v(*center)),
+            _ => None,
+        }
+    }
+
+    /// Rotation and translation at time `t`.
+    fn pose(&self, t: f64) -> (UnitQuaternion<f64>, Vector3<f64>) {
+        match *self {
+            Motion::Translate { velocity } => (UnitQuaternion::identity(), v(velocity) * t),
+            Motion::Rotate { axis, omega, .. } => (
+                UnitQuaternion::from_axis_angle(&Unit::new_normalize(v(axis)), omega * t),
+                Vector3::zeros(),
+            ),
+            Motion::Shake {
+                amplitude,
+                frequency,
+            } => (
+                UnitQuaternion::identity(),
+                v(amplitude) * (2.0 * PI * frequency * t).sin(),
+            ),
+        }
+    }
+
+    fn angular_velocity(&self) -> Vector3<f64> {
+        match *self {
+            Motion::Rotate { axis, omega, .. } => v(axis).normalize() * omega,
+            _ => Vector3::zeros(),
+        }
+    }
+}
+
+/// A group of particles moved rigidly by one motion.
+#[derive(Clone, Debug)]
+pub struct Prescribed {
+    /// The motion.
+    pub motion: Motion,
+    /// Particle ids of the group.
+    pub members: Vec<usize>,
+    ref_pos: Vec<Vector3<f64>>,
+    ref_ori: Vec<UnitQuaternion<f64>>,
+}
+
+impl Prescribed {
+    /// A group whose current poses are its poses at t = 0.
+    pub fn new(motion: Motion, members: Vec<usize>, p: &Particles) -> Prescribed {
+        Prescribed {
+            motion,
+            ref_pos: members.iter().map(|&i| p.pos[i]).collect(),
+            ref_ori: members.iter().map(|&i| p.ori[i]).collect(),
+            members,
+        }
+    }
+
+    fn position(&self, k: usize, t: f64) -> Vector3<f64> {
+        let (r, d) = self.motion.pose(t);
+        match self.motion.center() {
+            Some(c) => c + r * (self.ref_pos[k] - c) + d,
+            None => self.ref_pos[k] + d,
+        }
+    }
+
+    /// Sets the group's velocities for the step from `t` to `t + dt` (mid-step values).
+    pub fn set_velocities(&self, p: &mut Particles, t: f64, dt: f64) {
+        let w = self.motion.angular_velocity();
+        for (k, &i) in self.members.iter().enumerate() {
+            p.vel[i] = match self.motion {
+                Motion::Translate { velocity } => v(velocity),
+                _ => (self.position(k, t + dt) - self.position(k, t)) / dt,
+            };
+            p.angvel[i] = w;
+        }
+    }
+
+    /// Sets the group's poses to their exact values at `t`.
+    pub fn set_poses(&self, p: &mut Particles, t: f64) {
+        let (r, _) = self.motion.pose(t);
+        for (k, &i) in self.members.iter().enumerate() {
+            p.pos[i] = self.position(k, t);
+            p.ori[i] = r * self.ref_ori[k];
+        }
+    }
+}

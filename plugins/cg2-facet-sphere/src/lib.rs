@@ -1,0 +1,119 @@
+//! `Cg2_Facet_Sphere_L6Geom`: a triangle of a mesh (body 1) and a sphere (body 2).
+//!
+//! The contact point and normal come from the feature of the triangle closest to the
+//! sphere centre: the face, one of three edges or one of three vertices (edges and
+//! vertices are thus rounded: the normal points from the closest point to the centre).
+//! With a half-thickness `h` the facet is the set of points within `h` of the triangle, and
+//! the gap is `|centre - closest| - r - h`. A facet is two-sided.
+//!
+//! Shared edges and vertices: a sphere near an edge or vertex shared by several facets of
+//! a mesh must feel one smooth surface, so only a contact at a local minimum of the
+//! distance from the centre to the mesh is reported, and only by the feature's owner:
+//! - face: always reported (a concave crease gives one contact per face, as it should);
+//! - edge `k`: reported by its owner only, and only if the centre does not project into the
+//!   neighbouring facet (`(centre - closest) . inward_neighbour <= 0`): otherwise the
+//!   neighbour's face is closer and reports the contact itself;
+//! - vertex `k`: reported by its owner only, and only if no mesh edge leaving the vertex
+//!   points towards the centre (`(centre - vertex) . d <= 0` for every fan direction `d`).
+//!
+//! The equivalent radius of the facet is infinite (laws see a flat partner), so the core's
+//! L6Geom update takes the facet's branch vector from the mesh's reference point to the
+//! contact point: the velocity of a rotating mesh at the contact is exact.
+
+mod closest;
+
+use closest::{closest_point, Feature};
+use dem_api::nalgebra::Vector3;
+use dem_api::sdk::{Geometry, Param};
+use dem_api::{BodyView, RawGeom, ShapeKind};
+use serde::{Deserialize, Serialize};
+use std::f64::consts::PI;
+
+/// Parameters (none: the half-thickness belongs to the mesh).
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {}
+
+/// The facet-sphere functor.
+pub struct FacetSphere;
+
+impl Geometry for FacetSphere {
+    type Params = Params;
+    const NAME: &'static str = "Cg2_Facet_Sphere_L6Geom";
+    const SHAPES: [ShapeKind; 2] = [ShapeKind::FACET, ShapeKind::SPHERE];
+    const DESCRIPTION: &'static str = "Mesh triangle and sphere: contact at the closest \
+        feature (face, rounded edge or rounded vertex), normal from it to the sphere centre, \
+        gap = distance - radius - half-thickness; at shared edges and vertices only the \
+        owning facet reports, and only at a local minimum of the distance to the mesh.";
+    const PARAMS: &'static [Param] = &[];
+
+    fn new(_: Params) -> Result<Self, String> {
+        Ok(FacetSphere)
+    }
+
+    fn geom(&self, facet: &BodyView<'_>, sphere: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
+        let f = facet.shape.facet()?;
+        let r = sphere.shape.sphere()?.radius;
+        let q = facet.ori.unit();
+        let origin = facet.pos.na();
+        let v = f.vertices.map(|x| origin + q * x.na());
+        let p = sphere.pos.na();
+        let face_normal = q * f.normal.na();
+        let (closest, feature) = closest_point(p, &v);
+        let (normal, gap) = match feature {
+            Feature::Face => {
+                // The plane distance, evaluated as an infinite wall does.
+                let side = face_normal.dot(&(p - v[0]));
+                let sense = if side < 0.0 { -1.0 } else { 1.0 };
+                (face_normal * sense, side * sense - r - f.halfthick)
+            }
+            Feature::Edge(k) => {
+                let inward = q * f.neighbour_inward[k].na();
+                if !f.owns_edge(k) || (p - closest).dot(&inward) > 0.0 {
+                    return None;
+                }
+                rounded(p, &closest, &face_normal, r + f.halfthick)
+            }
+            Feature::Vertex(k) => {
+                let towards = |d: &dem_api::Vec3| (p - v[k]).dot(&(q * d.na())) > 0.0;
+                if !f.owns_vertex(k) || f.fan(k).iter().any(towards) {
+                    return None;
+                }
+                rounded(p, &closest, &face_normal, r + f.halfthick)
+            }
+        };
+        if gap >= distance {
+            return None;
+        }
+        let point = p - normal * (r + 0.5 * gap);
+        Some(RawGeom {
+            touching: 1,
+            point: point.into(),
+            normal: normal.into(),
+            gap,
+            radius1: f64::INFINITY,
+            radius2: r,
+            area: PI * r * r,
+        })
+    }
+}
+
+/// Normal and gap for a contact at a rounded edge or vertex `closest`; `reach` is the
+/// sphere radius plus the half-thickness. A centre exactly on the feature takes the face
+/// normal.
+fn rounded(
+    p: &Vector3<f64>,
+    closest: &Vector3<f64>,
+    face_normal: &Vector3<f64>,
+    reach: f64,
+) -> (Vector3<f64>, f64) {
+    let d = p - closest;
+    let dist = d.norm();
+    if dist > 0.0 {
+        (d / dist, dist - reach)
+    } else {
+        (*face_normal, -reach)
+    }
+}
+
+dem_api::export_plugin! { geometry: [FacetSphere], laws: [] }
