@@ -53,6 +53,41 @@ pub fn energy_csv(rows: &[EnergyRow]) -> String {
     text
 }
 
+/// One row of `meshes.csv`: step, time, mesh name, force (N), torque about the mesh's
+/// reference point (N m), that point (m).
+pub type MeshRow = (u64, f64, String, [f64; 3], [f64; 3], [f64; 3]);
+
+/// The rows of the current step, one per mesh.
+pub fn mesh_rows(step: u64, time: f64, sim: &Simulation) -> Vec<MeshRow> {
+    sim.meshes
+        .iter()
+        .zip(sim.mesh_loads())
+        .map(|(m, l)| {
+            let a = |v: dem_api::nalgebra::Vector3<f64>| [v.x, v.y, v.z];
+            (
+                step,
+                time,
+                m.name.clone(),
+                a(l.force),
+                a(l.torque),
+                a(l.point),
+            )
+        })
+        .collect()
+}
+
+/// The `meshes.csv` text of `rows`.
+pub fn meshes_csv(rows: &[MeshRow]) -> String {
+    let mut text = String::from("step,time,mesh,fx,fy,fz,tx,ty,tz,px,py,pz\n");
+    for (step, time, name, f, t, p) in rows {
+        text.push_str(&format!(
+            "{step},{time:.9e},{name},{:.9e},{:.9e},{:.9e},{:.9e},{:.9e},{:.9e},{:e},{:e},{:e}\n",
+            f[0], f[1], f[2], t[0], t[1], t[2], p[0], p[1], p[2]
+        ));
+    }
+    text
+}
+
 /// Final particle state: id, kind, position, velocity, angular velocity, radius, force.
 pub fn write_particles(dir: &Path, sim: &Simulation) -> std::io::Result<PathBuf> {
     let p = &sim.particles;

@@ -1,8 +1,8 @@
 //! What the front end remembers of a run, saved inside each checkpoint so that a resumed
-//! run writes the same `energy.csv`, `.pvd` collections, plot and summary as an
-//! uninterrupted one: the energy rows, the output frames and the run statistics.
+//! run writes the same `energy.csv`, `meshes.csv`, `.pvd` collections, plot and summary as an
+//! uninterrupted one: the energy rows, the mesh loads, the output frames and the run statistics.
 
-use crate::output::EnergyRow;
+use crate::output::{EnergyRow, MeshRow};
 use serde::{Deserialize, Serialize};
 
 /// The run so far.
@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 pub struct RunRecord {
     /// Rows of `energy.csv`.
     pub energy: Vec<EnergyRow>,
+    /// Rows of `meshes.csv` (loads on each mesh at the output steps).
+    pub meshes: Vec<MeshRow>,
     /// Output frames (step, time) of the VTK streams.
     pub frames: Vec<(u64, f64)>,
     /// Live contacts after each step: smallest, largest, sum, number of steps.

@@ -3,7 +3,10 @@
 //! SIGHUP (what batch schedulers send at a wall-clock limit) write a checkpoint and stop the
 //! session cleanly.
 
-use crate::output::{energy_csv, write_atomic, write_durable, write_particles, write_vtk, STREAMS};
+use crate::output::{
+    energy_csv, mesh_rows, meshes_csv, write_atomic, write_durable, write_particles, write_vtk,
+    STREAMS,
+};
 use crate::progress::{emit, Mode, Progress};
 use crate::record::RunRecord;
 use dem_core::{Checkpoint, DemError, PluginSet, Simulation};
@@ -121,6 +124,11 @@ pub fn drive(
         if (sim.step - 1).is_multiple_of(every) || sim.step == sim.end_step {
             record.energy.push((sim.step - 1, t, sim.ledger));
             write_atomic(&csv, energy_csv(&record.energy).as_bytes()).map_err(io(&csv))?;
+            if !sim.meshes.is_empty() {
+                record.meshes.extend(mesh_rows(sim.step - 1, t, &sim));
+                let path = dir.join("meshes.csv");
+                write_atomic(&path, meshes_csv(&record.meshes).as_bytes()).map_err(io(&path))?;
+            }
             record.frames.push((sim.step, sim.time));
             write_vtk(dir, &sim, &record.frames).map_err(io(dir))?;
             let rate = (sim.step - first_step) as f64 / start.elapsed().as_secs_f64();
@@ -193,6 +201,9 @@ fn files_written(
 ) -> Vec<String> {
     let name = |p: &Path| p.strip_prefix(dir).unwrap_or(p).display().to_string();
     let mut files = vec!["energy.csv".to_string(), name(particles)];
+    if !record.meshes.is_empty() {
+        files.push("meshes.csv".to_string());
+    }
     if png.exists() {
         files.push(name(png));
     }
