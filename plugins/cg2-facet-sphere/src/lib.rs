@@ -117,3 +117,82 @@ fn rounded(
 }
 
 dem_api::export_plugin! { geometry: [FacetSphere], laws: [] }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dem_api::{FacetShape, Quat, ShapeView, SphereShape, Vec3};
+
+    /// The triangle (0,0,0), (1,0,0), (0,1,0) with the given neighbour data and ownership.
+    fn facet(inward: [Vec3; 3], owns: u32, fans: [&[Vec3]; 3]) -> FacetShape {
+        let v = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        // SAFETY: the fans are borrowed for the whole test.
+        unsafe { FacetShape::new(v, Vec3::new(0.0, 0.0, 1.0), 0.0, inward, owns, fans) }
+    }
+
+    fn geom(f: &FacetShape, centre: Vec3) -> Option<RawGeom> {
+        let s = SphereShape { radius: 0.5 };
+        let b1 = BodyView {
+            pos: Vec3::ZERO,
+            ori: Quat::IDENTITY,
+            vel: Vec3::ZERO,
+            angvel: Vec3::ZERO,
+            shape: ShapeView::of_facet(f),
+        };
+        let b2 = BodyView {
+            pos: centre,
+            shape: ShapeView::of_sphere(&s),
+            ..b1
+        };
+        FacetSphere.geom(&b1, &b2, 0.0)
+    }
+
+    #[test]
+    fn rounded_edge_and_vertex_point_to_the_centre() {
+        let f = facet([Vec3::ZERO; 3], 0b111_111, [&[], &[], &[]]);
+        // Beside edge 0 (the x axis), 45 degrees below the plane: normal from (0.5,0,0).
+        let g = geom(&f, Vec3::new(0.5, -0.3, -0.3)).unwrap();
+        let h = 0.5f64.sqrt();
+        assert!((g.normal.na() - Vector3::new(0.0, -h, -h)).norm() < 1e-15);
+        assert!((g.gap - (0.18f64.sqrt() - 0.5)).abs() < 1e-15);
+        // Beyond vertex 1 (no fan given: a lone vertex).
+        let g = geom(&f, Vec3::new(1.24, -0.32, 0.0)).unwrap();
+        assert!((g.normal.na() - Vector3::new(0.6, -0.8, 0.0)).norm() < 1e-15);
+        assert!((g.gap + 0.1).abs() < 1e-15);
+        // Face: the plane distance, on the side of the centre.
+        let g = geom(&f, Vec3::new(0.2, 0.2, -0.4)).unwrap();
+        assert!(g.normal.z == -1.0 && (g.gap + 0.1).abs() < 1e-15);
+    }
+
+    #[test]
+    fn shared_features_are_reported_once() {
+        // A neighbour across edge 0 lying in the plane (a flat floor continues along -y).
+        let flat = [Vec3::new(0.0, -1.0, 0.0), Vec3::ZERO, Vec3::ZERO];
+        let above_edge = Vec3::new(0.5, -0.1, 0.4);
+        // The centre projects into the neighbour: its face reports, this facet does not.
+        assert!(geom(&facet(flat, 0b111_111, [&[], &[], &[]]), above_edge).is_none());
+        // Edge 0 folded down (a convex ridge): the edge region, reported by the owner only.
+        let ridge = [Vec3::new(0.0, -0.6, -0.8), Vec3::ZERO, Vec3::ZERO];
+        assert!(geom(&facet(ridge, 0b111_111, [&[], &[], &[]]), above_edge).is_some());
+        assert!(geom(&facet(ridge, 0b111_110, [&[], &[], &[]]), above_edge).is_none());
+        // Vertex 0 with a mesh edge leaving it towards the centre: not a closest vertex.
+        let fan = [Vec3::new(-0.6, -0.8, 0.0)];
+        let corner = Vec3::new(-0.2, -0.3, 0.3);
+        assert!(geom(&facet([Vec3::ZERO; 3], 0b111_111, [&fan, &[], &[]]), corner).is_none());
+        let down = [Vec3::new(-0.6, 0.0, -0.8)];
+        assert!(geom(
+            &facet([Vec3::ZERO; 3], 0b111_111, [&down, &[], &[]]),
+            corner
+        )
+        .is_some());
+        assert!(geom(
+            &facet([Vec3::ZERO; 3], 0b110_111, [&down, &[], &[]]),
+            corner
+        )
+        .is_none());
+    }
+}
