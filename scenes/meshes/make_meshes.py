@@ -3,6 +3,8 @@
 
 hopper.stl (binary STL): a conical hopper, axis z, outlet radius 0.025 m at z = 0, cone up
   to radius 0.1 m at z = 0.12 m, then a cylinder up to z = 0.42 m; open at both ends.
+hopper_gate.obj: a square plate 0.145 x 0.1 m (x from -0.085 to 0.06, y from -0.05 to
+  0.05) at z = -0.004 m, closing the hopper's outlet until it slides away.
 drum.obj: a closed drum, axis y, radius 0.06 m, from y = -0.02 to 0.02 m, end caps as fans.
 Normals point inwards (the facet functor is two-sided; this is only tidiness).
 """
@@ -60,7 +62,7 @@ def drum(n=32, r=0.06, half=0.02):
 
 def write_obj(path, verts, faces):
     with open(path, "w") as f:
-        f.write("# dem rotating drum: radius 0.06 m, length 0.04 m, axis y\n")
+        f.write("# written by make_meshes.py\n")
         for v in verts:
             f.write("v %.17g %.17g %.17g\n" % v)
         for t in faces:
@@ -70,3 +72,5 @@ def write_obj(path, verts, faces):
 if __name__ == "__main__":
     write_binary_stl("hopper.stl", hopper())
     write_obj("drum.obj", *drum())
+    gate = [(-0.085, -0.05, -0.004), (0.06, -0.05, -0.004), (0.06, 0.05, -0.004), (-0.085, 0.05, -0.004)]
+    write_obj("hopper_gate.obj", gate, [(0, 1, 2), (0, 2, 3)])
