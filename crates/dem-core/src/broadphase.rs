@@ -4,6 +4,7 @@
 //! until some particles have moved, together, more than the skin (a facet's displacement
 //! is the largest displacement of its vertices, so rotating meshes are tracked).
 
+use crate::facet_grid::{cell_of, cell_range, FacetGrid};
 use crate::particles::{Facet, Particles, Shape};
 use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,10 @@ pub struct VerletList {
     skin: f64,
     /// Number of rebuilds so far.
     pub rebuilds: u64,
+    /// Facets that stood still at the last rebuild, by cell: a cache, not saved in a
+    /// checkpoint (rebuilt at the next rebuild, giving the same pairs).
+    #[serde(skip)]
+    facets: FacetGrid,
 }
 
 /// Smallest distance between the surfaces of the bounding volumes of two particles, m
@@ -36,8 +41,7 @@ fn bound_gap(p: &Particles, a: usize, b: usize) -> Option<f64> {
             } else {
                 (b, a)
             };
-            let (c, r) = facet_sphere(f, p, fi);
-            Some((p.pos[si] - c).norm() - r - s.bounding_radius()?)
+            Some(facet_box_distance(f, p, fi, &p.pos[si]) - s.bounding_radius()?)
         }
         (Shape::Wall(w), s) | (s, Shape::Wall(w)) => {
             let (wi, si) = if matches!(p.shape[a], Shape::Wall(_)) {
@@ -62,12 +66,14 @@ fn bound_gap(p: &Particles, a: usize, b: usize) -> Option<f64> {
     }
 }
 
-/// Bounding sphere (centre, radius) of facet `i`, half-thickness included, m.
-fn facet_sphere(f: &Facet, p: &Particles, i: usize) -> (Vector3<f64>, f64) {
+/// Distance from `x` to the bounding box of facet `i`, less its half-thickness, m
+/// (negative inside). The same box, grown, decides which grid cells the facet covers.
+fn facet_box_distance(f: &Facet, p: &Particles, i: usize, x: &Vector3<f64>) -> f64 {
     let v = f.vertices(&p.pos[i], &p.ori[i]);
-    let c = (v[0] + v[1] + v[2]) / 3.0;
-    let r = v.iter().map(|x| (x - c).norm()).fold(0.0, f64::max);
-    (c, r + f.shape.halfthick)
+    let lo = v.iter().fold(v[0], |m, y| m.inf(y));
+    let hi = v.iter().fold(v[0], |m, y| m.sup(y));
+    let outside = (lo - x).sup(&(x - hi)).sup(&Vector3::zeros());
+    outside.norm() - f.shape.halfthick
 }
 
 /// How far particle `i` (any point of it, for a facet) moved from the anchor pose, m.
@@ -120,8 +126,7 @@ impl VerletList {
             .map(|&i| p.shape[i].bounding_radius().unwrap_or(0.0))
             .fold(0.0, f64::max);
         let cell = (2.0 * rmax + margin).max(f64::MIN_POSITIVE);
-        let key =
-            |x: &Vector3<f64>| -> [i64; 3] { [0, 1, 2].map(|k| (x[k] / cell).floor() as i64) };
+        let key = |x: &Vector3<f64>| cell_of(x, cell);
         let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
         for &i in &bounded {
             grid.entry(key(&p.pos[i])).or_default().push(i);
@@ -155,15 +160,33 @@ impl VerletList {
                 }
             }
         }
-        for f in 0..p.len() {
+        // Facets standing still since the last rebuild go through the cached facet grid;
+        // moving ones scan the cells their box covers.
+        let grow = rmax + margin;
+        let (mut still, mut moving) = (Vec::new(), Vec::new());
+        for f in (0..p.len()).filter(|&f| matches!(p.shape[f], Shape::Facet(_))) {
+            let same = self.anchor.len() == p.len()
+                && self.anchor[f] == p.pos[f]
+                && self.anchor_ori[f] == p.ori[f];
+            if same {
+                still.push(f)
+            } else {
+                moving.push(f)
+            }
+        }
+        self.facets.update(p, still, cell, grow);
+        for &i in &bounded {
+            for &f in self.facets.near(&p.pos[i]) {
+                if bound_gap(p, f as usize, i).is_some_and(|g| g < margin) {
+                    pairs.push(((f as usize).min(i) as u32, (f as usize).max(i) as u32));
+                }
+            }
+        }
+        for f in moving {
             let Shape::Facet(facet) = &p.shape[f] else {
                 continue;
             };
-            // Cells of the facet's box grown by the reach of any particle.
-            let v = facet.vertices(&p.pos[f], &p.ori[f]);
-            let grow = facet.shape.halfthick + rmax + margin;
-            let lo = key(&v.iter().fold(v[0], |m, x| m.inf(x)).add_scalar(-grow));
-            let hi = key(&v.iter().fold(v[0], |m, x| m.sup(x)).add_scalar(grow));
+            let [lo, hi] = cell_range(facet, p, f, grow + facet.shape.halfthick, cell);
             let cells: i64 = (0..3).map(|k| hi[k] - lo[k] + 1).product();
             let mut near = |i: usize| {
                 if bound_gap(p, f, i).is_some_and(|g| g < margin) {

@@ -13,6 +13,7 @@ pub mod contacts;
 pub mod dispatch;
 pub mod energy;
 pub mod error;
+pub mod facet_grid;
 pub mod handover;
 pub mod integrator;
 pub mod l6geom;
