@@ -1,5 +1,6 @@
 //! Head-on impacts on a facet's face, on an edge where two facets meet in a ridge, and on
-//! the apex of a pyramid of four facets give the rebound and contact duration of the same
+//! the apex of a pyramid of four facets, and on the boundary edge and vertex of a lone
+//! vertical facet, give the rebound and contact duration of the same
 //! impact on an infinite wall: edges and vertices are rounded (the normal points to the
 //! sphere centre) and the facets sharing them report one contact between them.
 
@@ -68,6 +69,18 @@ fn face_edge_and_vertex_impacts_match_the_wall() {
         ],
         &[[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1]],
     );
+    // A vertical plate (plane x = 0) whose top boundary edge lies along y at z = 0, and
+    // one pointing up with its top vertex at the origin: a lone facet's rounded features.
+    let plate = write_obj(
+        "impact_plate_edge",
+        &[[0.0, -0.1, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, -0.1]],
+        &[[0, 1, 2]],
+    );
+    let spike = write_obj(
+        "impact_plate_vertex",
+        &[[0.0, 0.0, 0.0], [0.0, 0.05, -0.1], [0.0, -0.05, -0.1]],
+        &[[0, 1, 2]],
+    );
     println!(
         "wall:   rebound {:.9}, duration {:.9e} s",
         wall.rebound, wall.duration
@@ -76,6 +89,8 @@ fn face_edge_and_vertex_impacts_match_the_wall() {
         ("face", face, 0.01, 0.02),
         ("edge", ridge, 0.0, 0.03),
         ("vertex", pyramid, 0.0, 0.0),
+        ("plate edge", plate, 0.0, 0.02),
+        ("plate vertex", spike, 0.0, 0.0),
     ] {
         let (i, most) = impact(&Boundary::Mesh(path), x, y);
         let (dr, dd) = (
@@ -83,7 +98,7 @@ fn face_edge_and_vertex_impacts_match_the_wall() {
             i.duration / wall.duration - 1.0,
         );
         println!(
-            "{name:6}: rebound {:.9}, duration {:.9e} s, relative differences {dr:.2e} {dd:.2e}, contacts at once {most}",
+            "{name:12}: rebound {:.9}, duration {:.9e} s, relative differences {dr:.2e} {dd:.2e}, contacts at once {most}",
             i.rebound, i.duration
         );
         assert_eq!(most, 1, "{name}: one contact");

@@ -169,6 +169,24 @@ mod tests {
     }
 
     #[test]
+    fn half_thickness_thickens_face_edge_and_vertex() {
+        let mut f = facet([Vec3::ZERO; 3], 0b111_111, [&[], &[], &[]]);
+        f.halfthick = 0.05;
+        for (centre, thin_gap) in [
+            (Vec3::new(0.2, 0.2, 0.52), 0.02),
+            (Vec3::new(0.5, -0.3, 0.4), 0.0),
+            (Vec3::new(-0.3, -0.4, 0.0), 0.0),
+        ] {
+            let g = geom(&f, centre).unwrap();
+            assert!(
+                (g.gap - (thin_gap - 0.05)).abs() < 1e-15,
+                "{centre:?}: {}",
+                g.gap
+            );
+        }
+    }
+
+    #[test]
     fn shared_features_are_reported_once() {
         // A neighbour across edge 0 lying in the plane (a flat floor continues along -y).
         let flat = [Vec3::new(0.0, -1.0, 0.0), Vec3::ZERO, Vec3::ZERO];
