@@ -3,7 +3,7 @@
 //! arrays, values and cell types, for particles, contacts and walls, also when a step has
 //! no contact.
 
-use dem_core::vtk::{self, Grid, VTK_LINE, VTK_QUAD, VTK_VERTEX};
+use dem_core::vtk::{self, Grid, VTK_LINE, VTK_QUAD, VTK_TRIANGLE, VTK_VERTEX};
 use dem_core::Simulation;
 use dem_verification::{read_vtk, root, sim_from_text};
 use serde_json::Value;
@@ -258,4 +258,53 @@ fn pvd_lists_files_with_their_times() {
         .map(|d| (d[0].as_f64().unwrap(), d[1].as_str().unwrap().to_string()))
         .collect();
     assert_eq!(read, entries);
+}
+
+/// Mesh facets are triangles in the walls stream, where the mesh is now.
+#[test]
+fn mesh_facets_read_back_as_triangles() {
+    use dem_verification::mesh::{one_sphere_scene, write_obj, Boundary};
+    let obj = write_obj(
+        "vtk-square",
+        &[
+            [0.0, 0.0, 0.0],
+            [0.1, 0.0, 0.0],
+            [0.1, 0.1, 0.0],
+            [0.0, 0.1, 0.0],
+        ],
+        &[[0, 1, 2], [0, 2, 3]],
+    );
+    let text = one_sphere_scene(
+        &Boundary::Mesh(obj),
+        "(density: 1000, young: 1e7)",
+        "",
+        [0.05, 0.05, 0.02],
+        0.01,
+        [0.0; 3],
+        [0.0; 3],
+        0.0,
+        1e-5,
+    );
+    let sim = sim_from_text(&text, "mesh.ron").unwrap();
+    let piece = read_back(&vtk::walls(&sim), "walls-mesh.vtu");
+    let (_, _, types) = piece.cells();
+    assert_eq!(types, vec![VTK_TRIANGLE; 2]);
+    let pts = piece.points();
+    let expected = [
+        [0.0, 0.0, 0.0],
+        [0.1, 0.0, 0.0],
+        [0.1, 0.1, 0.0],
+        [0.0, 0.0, 0.0],
+        [0.1, 0.1, 0.0],
+        [0.0, 0.1, 0.0],
+    ];
+    for (k, e) in expected.iter().enumerate() {
+        for c in 0..3 {
+            assert!(
+                (pts[3 * k + c] - e[c]).abs() < 1e-15,
+                "point {k}: {:?}",
+                &pts[3 * k..3 * k + 3]
+            );
+        }
+    }
 }

@@ -10,8 +10,9 @@
 //!   `normal_force_vector`, `tangential_force` (force on body 2, global frame, N) and
 //!   `overlap` (m, >= 0);
 //! - walls: one quad per wall, centred on the projection of the spheres' bounding box
-//!   centre and as wide as the box's diagonal, cell data `id`, `velocity`, `force`,
-//!   `material`.
+//!   centre and as wide as the box's diagonal, then one triangle per mesh facet where it
+//!   is now; cell data `id`, `velocity`, `force`, `material` (a mesh's force is on its
+//!   facets; `meshes.csv` has each mesh's total).
 
 use crate::l6geom::initial_frame;
 use crate::particles::Shape;
@@ -23,6 +24,8 @@ use std::fmt::Write;
 pub const VTK_VERTEX: u8 = 1;
 /// VTK cell type of a line.
 pub const VTK_LINE: u8 = 3;
+/// VTK cell type of a triangle.
+pub const VTK_TRIANGLE: u8 = 5;
 /// VTK cell type of a quadrilateral.
 pub const VTK_QUAD: u8 = 9;
 
@@ -278,7 +281,7 @@ pub fn contacts(sim: &Simulation) -> Grid {
     g
 }
 
-/// The walls of `sim`, one quad each.
+/// The walls of `sim`, one quad each, then the mesh facets, one triangle each.
 pub fn walls(sim: &Simulation) -> Grid {
     let p = &sim.particles;
     let (mut lo, mut hi) = (
@@ -296,13 +299,19 @@ pub fn walls(sim: &Simulation) -> Grid {
     } else {
         (Vector3::zeros(), 0.5)
     };
-    let ids: Vec<usize> = (0..p.len())
-        .filter(|&i| matches!(p.shape[i], Shape::Wall(_)))
-        .collect();
+    let walls = (0..p.len()).filter(|&i| matches!(p.shape[i], Shape::Wall(_)));
+    let facets = (0..p.len()).filter(|&i| matches!(p.shape[i], Shape::Facet(_)));
+    let ids: Vec<usize> = walls.chain(facets).collect();
     let mut g = Grid::default();
     for &i in &ids {
-        let Shape::Wall(w) = &p.shape[i] else {
-            continue;
+        let w = match &p.shape[i] {
+            Shape::Wall(w) => w,
+            Shape::Facet(f) => {
+                let v = f.vertices(&p.pos[i], &p.ori[i]).map(|x| [x.x, x.y, x.z]);
+                g.cell(VTK_TRIANGLE, &v);
+                continue;
+            }
+            Shape::Sphere(_) => continue,
         };
         let n = p.ori[i] * w.normal.na();
         let frame = initial_frame(&n);
