@@ -31,7 +31,7 @@
 
 use crate::error::DemError;
 use crate::plugins::PluginSet;
-use crate::scene::{MaterialSpec, Scene};
+use crate::scene::{parse_ron, MaterialSpec, Scene};
 use crate::simulation::Simulation;
 use nalgebra::{UnitQuaternion, Vector3};
 use ron::value::RawValue;
@@ -152,15 +152,7 @@ impl Record {
 impl LawTest {
     /// Parses a test file's text; errors name `origin`, line and column.
     pub fn parse(text: &str, origin: &Path) -> Result<LawTest, DemError> {
-        let mut t: LawTest = ron::Options::default()
-            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
-            .from_str(text)
-            .map_err(|e| DemError::Parse {
-                path: origin.to_path_buf(),
-                line: e.span.start.line,
-                col: e.span.start.col,
-                message: e.code.to_string(),
-            })?;
+        let mut t: LawTest = parse_ron(text, origin)?;
         t.origin = origin.to_path_buf();
         Ok(t)
     }

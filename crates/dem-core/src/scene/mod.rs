@@ -274,18 +274,24 @@ pub struct Scene {
     pub text: String,
 }
 
+/// Parses a RON file's text as dem reads its inputs (implicit `Some`); errors name
+/// `origin`, the line, the column and the field.
+pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, origin: &Path) -> Result<T, DemError> {
+    ron::Options::default()
+        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+        .from_str(text)
+        .map_err(|e| DemError::Parse {
+            path: origin.to_path_buf(),
+            line: e.span.start.line,
+            col: e.span.start.col,
+            message: e.code.to_string(),
+        })
+}
+
 impl Scene {
     /// Parses scene text; `origin` names the file in errors and anchors relative paths.
     pub fn parse(text: &str, origin: &Path) -> Result<Scene, DemError> {
-        let mut scene: Scene = ron::Options::default()
-            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
-            .from_str(text)
-            .map_err(|e| DemError::Parse {
-                path: origin.to_path_buf(),
-                line: e.span.start.line,
-                col: e.span.start.col,
-                message: e.code.to_string(),
-            })?;
+        let mut scene: Scene = parse_ron(text, origin)?;
         scene.origin = origin.to_path_buf();
         scene.text = text.to_string();
         Ok(scene)
