@@ -206,6 +206,57 @@ fn template_and_c_plugin_give_the_same_impact() {
     for (a, b) in [(e_rust, e_c), (f_rust, f_c), (t_rust, t_c)] {
         assert!((a / b - 1.0).abs() < 1e-12, "{a} vs {b}");
     }
+    // And the dem executable loads both from a scene's `plugins` list and runs the same
+    // impact: the final velocities are the rebound measured above.
+    for (lib, law) in [(&template, "Law2_L6Geom_Template"), (&c, "Law2_C_Linear")] {
+        let v = run_with_dem(lib, law);
+        assert!(
+            (v / (0.5 * e_rust) - 1.0).abs() < 1e-6,
+            "{law}: {v} vs {}",
+            0.5 * e_rust
+        );
+    }
+}
+
+/// Runs the head-on impact with the `dem` executable, the plugin listed in the scene;
+/// returns the final speed of the right sphere, m/s.
+fn run_with_dem(lib: &Path, law: &str) -> f64 {
+    let dir = root().join("target/test-output/third-party").join(law);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("scene.ron");
+    std::fs::write(
+        &scene,
+        format!(
+            r#"Scene(
+        plugins: [{lib:?}],
+        materials: {{ "m": (density: 2500, young: 1e8, poisson: 0.25, friction: 0.3) }},
+        laws: [(materials: ("*", "*"), law: "{law}", params: (restitution: 0.6))],
+        bodies: [
+            Sphere(center: (-0.0101, 0, 0), radius: 0.01, material: "m", velocity: (0.5, 0, 0)),
+            Sphere(center: (0.0101, 0, 0), radius: 0.01, material: "m", velocity: (-0.5, 0, 0)),
+        ],
+        timestep: Fixed(1e-6),
+        duration: Steps(2000),
+    )"#,
+            lib = lib.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(dem_verification::dem_exe())
+        .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
+        .arg(dir.join("out"))
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(dir.join("out/particles.csv")).unwrap();
+    let row = csv.lines().nth(2).expect("sphere 1");
+    row.split(',').nth(5).unwrap().parse().unwrap()
 }
 
 #[test]
