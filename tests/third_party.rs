@@ -302,22 +302,15 @@ fn bad_parameters_of_a_c_law_are_reported() {
     let lib = build_c_plugin("law_c_params", &[]);
     let mut set = PluginSet::default();
     set.load(&lib).unwrap();
-    let e = set
-        .new_law("Law2_C_Linear", "(restitution: 2.0)")
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("restitution must be in (0, 1]"), "{e}");
-    let e = set
-        .new_law("Law2_C_Linear", "(stiffnes: 2.0)")
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("unknown parameter `stiffnes`"), "{e}");
-    let e = set
-        .new_law("Law2_C_Linear", "(kn: \"big\")")
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("must be a number"), "{e}");
+    for (params, expected) in [
+        ("(restitution: 2.0)", "restitution must be in (0, 1]"),
+        ("(stiffnes: 2.0)", "unknown parameter `stiffnes`"),
+        ("(kn: \"big\")", "must be a number"),
+    ] {
+        let e = match set.new_law("Law2_C_Linear", params) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{params} accepted"),
+        };
+        assert!(e.contains(expected), "{params}: {e}");
+    }
 }

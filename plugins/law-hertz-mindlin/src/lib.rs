@@ -24,8 +24,8 @@
 //! of `R*`): for faster impacts choose a fixed time step.
 
 use dem_api::sdk::parts::{
-    damping_ratio, effective_inertia, effective_shear, pair_friction, viscous_coefficient, Dashpot,
-    Hertz, NormalForce, Resistance, SpringSlider,
+    damping_ratio, effective_inertia, effective_shear, pair_friction, params, viscous_coefficient,
+    Dashpot, Hertz, NormalForce, Resistance, SpringSlider,
 };
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair, Vec3};
@@ -107,16 +107,8 @@ impl Law for HertzMindlin {
         rescaling on unloading; optional rolling and twisting resistance; energy booked for \
         the ledger.";
     const PARAMS: &'static [Param] = &[
-        Param {
-            name: "restitution",
-            unit: "-",
-            doc: "normal coefficient of restitution e in (0,1]; none = undamped",
-        },
-        Param {
-            name: "friction",
-            unit: "-",
-            doc: "Coulomb coefficient; default min of the materials'",
-        },
+        params::RESTITUTION,
+        params::FRICTION,
         Param {
             name: "attraction",
             unit: "flag",
@@ -127,16 +119,8 @@ impl Law for HertzMindlin {
             unit: "flag",
             doc: "damp the tangential spring as the normal one (EDEM); default true",
         },
-        Param {
-            name: "rolling",
-            unit: "-",
-            doc: "Off | Cdt(mu: m) | Epsd(mu: m): rolling torque limit m R* |F_n|",
-        },
-        Param {
-            name: "twisting",
-            unit: "-",
-            doc: "Off | Cdt(mu: m) | Epsd(mu: m): twisting torque limit m R* |F_n|",
-        },
+        params::ROLLING,
+        params::TWISTING,
         Param {
             name: "stiffness_overlap",
             unit: "-",

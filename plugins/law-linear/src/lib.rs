@@ -24,8 +24,8 @@
 //! from the instants of contact onset.
 
 use dem_api::sdk::parts::{
-    damping_ratio, effective_inertia, pair_friction, viscous_coefficient, NormalForce, Resistance,
-    SpringSlider,
+    damping_ratio, effective_inertia, pair_friction, params, viscous_coefficient, NormalForce,
+    Resistance, SpringSlider,
 };
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair, Vec3};
@@ -131,31 +131,15 @@ impl Law for LinearElPl {
             unit: "-",
             doc: "tangential / normal stiffness ratio",
         },
-        Param {
-            name: "restitution",
-            unit: "-",
-            doc: "normal coefficient of restitution e in (0,1]; none = undamped",
-        },
-        Param {
-            name: "friction",
-            unit: "-",
-            doc: "Coulomb coefficient; default min of the materials'",
-        },
+        params::RESTITUTION,
+        params::FRICTION,
         Param {
             name: "attraction",
             unit: "flag",
             doc: "allow the damped normal force to pull",
         },
-        Param {
-            name: "rolling",
-            unit: "-",
-            doc: "Off | Cdt(mu: m) | Epsd(mu: m): rolling torque limit m R* |F_n|",
-        },
-        Param {
-            name: "twisting",
-            unit: "-",
-            doc: "Off | Cdt(mu: m) | Epsd(mu: m): twisting torque limit m R* |F_n|",
-        },
+        params::ROLLING,
+        params::TWISTING,
     ];
     const STATE_LEN: usize = END;
 

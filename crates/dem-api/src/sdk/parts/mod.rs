@@ -9,6 +9,7 @@
 //! - [`spring`]: an incremental spring with a slip limit (tangential force, rolling and
 //!   twisting springs), with the energy it stores and dissipates; [`dashpot`]: tangential
 //!   damping beside it;
+//! - [`params`]: documentation of parameters several laws share;
 //! - [`resistance`]: rolling and twisting resistance models any law can add (CDT, EPSD);
 //! - [`penalty_friction`]: Yamane-Nakamura penalty friction (anchor spring, smooth
 //!   dynamic friction).
@@ -22,6 +23,7 @@ pub mod dashpot;
 pub mod hertz;
 pub mod material;
 pub mod normal;
+pub mod params;
 pub mod penalty_friction;
 pub mod resistance;
 pub mod spring;
