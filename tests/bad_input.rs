@@ -168,6 +168,15 @@ fn bad_values_are_refused_at_load() {
             .replace(r#"material: "m"),"#, r#"material: "steel"),"#),
     );
     assert!(e.contains("unknown material `steel`"), "{e}");
+    // A functor choice naming a shape kind that does not exist (they are capitalised).
+    let e = error_of(&scene("Law2_L6Geom_LinearElPl", "()", "").replace(
+        "    laws:",
+        "    geometry: [(shapes: (\"wall\", \"Sphere\"), functor: \"Cg2_Wall_Sphere_L6Geom\")],\n    laws:",
+    ));
+    assert!(
+        e.contains("bad.ron") && e.contains("geometry[0].shapes") && e.contains("`wall`"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -113,16 +113,23 @@ fn incompatible_plugins_are_refused_with_a_short_reason() {
     let field = build_against("field", |api| {
         let geom = api.join("src/geom.rs");
         let t = std::fs::read_to_string(&geom).unwrap();
-        let t = t.replacen(
-            "    pub area: f64,\n}\n",
-            "    pub area: f64,\n    /// Added in the altered copy.\n    pub extra: f64,\n}\n",
-            2,
-        );
+        let added = "    /// Added in the altered copy.\n    pub extra: f64,\n}\n";
+        let t = t
+            .replacen(
+                "    pub weight: f64,\n}\n",
+                &format!("    pub weight: f64,\n{added}"),
+                1,
+            )
+            .replacen(
+                "    pub area: f64,\n}\n",
+                &format!("    pub area: f64,\n{added}"),
+                1,
+            );
         std::fs::write(&geom, t).unwrap();
     });
     let e = refusal(&field);
     assert!(
-        e.contains("RawGeom: too many fields (solver has 7, plugin has 8)"),
+        e.contains("RawGeom: too many fields (solver has 8, plugin has 9)"),
         "{e}"
     );
 

@@ -12,7 +12,9 @@
 //!   vector in the neighbouring facet's plane, perpendicular to the edge and pointing into
 //!   that facet; zero when the edge is on the mesh boundary;
 //! - `owns`: bit `k` set when this facet owns edge `k`, bit `3 + k` when it owns vertex `k`
-//!   (each shared edge and vertex has exactly one owner among its facets);
+//!   (each shared edge and vertex has exactly one owner among its facets), bit `6 + k` when
+//!   vertex `k` is interior (every mesh edge around it is shared by exactly two facets);
+//!   edge `k` is interior when `neighbour_inward[k]` is not zero;
 //! - [`FacetShape::fan`]: the unit directions of every mesh edge leaving vertex `k`, which
 //!   bound the region of space whose closest point on the mesh is that vertex.
 
@@ -43,7 +45,8 @@ pub struct FacetShape {
     /// facet's plane, perpendicular to the edge, pointing into the neighbour; body frame,
     /// dimensionless. Zero for a boundary edge.
     pub neighbour_inward: [Vec3; 3],
-    /// Ownership bits: `1 << k` edge `k`, `1 << (3 + k)` vertex `k`.
+    /// Ownership bits: `1 << k` edge `k`, `1 << (3 + k)` vertex `k`; `1 << (6 + k)`: vertex
+    /// `k` is interior to the mesh.
     pub owns: u32,
     fans: [FanRef; 3],
 }
@@ -88,6 +91,16 @@ impl FacetShape {
     /// Does this facet own vertex `k`?
     pub fn owns_vertex(&self, k: usize) -> bool {
         self.owns & (1 << (3 + k)) != 0
+    }
+
+    /// Is edge `k` shared with a neighbouring facet?
+    pub fn edge_is_interior(&self, k: usize) -> bool {
+        self.neighbour_inward[k] != Vec3::ZERO
+    }
+
+    /// Is vertex `k` interior to the mesh (every edge around it shared by two facets)?
+    pub fn vertex_is_interior(&self, k: usize) -> bool {
+        self.owns & (1 << (6 + k)) != 0
     }
 
     /// Unit directions (body frame) of every mesh edge leaving vertex `k`.

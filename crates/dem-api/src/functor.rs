@@ -24,6 +24,10 @@ pub struct GeomInput<'a> {
     /// Report `touching = 1` when the gap is below this distance, m (the contact law's
     /// interaction distance plus the solver's hysteresis band; 0 for touching contacts).
     pub distance: f64,
+    /// Which term of the pair is asked for, `0..features` (see [`Cg2Functor::features`]);
+    /// always `0` for a functor with one term per pair.
+    /// Each term is a contact of its own, with its own L6Geom and law state.
+    pub feature: u32,
 }
 
 /// Why a batched call failed.
@@ -40,6 +44,11 @@ pub struct CallError {
 /// A geometry functor ("Cg2"): computes [`RawGeom`] for a batch of body pairs.
 #[sabi_trait]
 pub trait Cg2Functor: Send + Sync {
+    /// Contact terms per pair: `1` for an ordinary functor. The solver keeps that many
+    /// contacts per candidate pair, asks for each by [`GeomInput::feature`], and adds their
+    /// forces, each times its [`RawGeom::weight`]. Asked once, after construction.
+    fn features(&self) -> u32;
+
     /// Writes one [`RawGeom`] per input into `out` (same length as `pairs`).
     fn geom_batch(
         &self,

@@ -33,6 +33,12 @@ pub struct RawGeom {
     /// Contact area for laws that need one (e.g. area-weighted barriers), m^2; `0` when the
     /// functor does not define it.
     pub area: f64,
+    /// Signed weight of this contact term, dimensionless: `1` for an ordinary contact. The
+    /// solver multiplies the law's force, torque and energies by it. A functor that splits
+    /// a pair into several terms (see [`crate::GeomInput::feature`]) uses it to add or
+    /// subtract them, e.g. `-1` for the interior-edge terms of IPC's convergent
+    /// formulation. Must be finite and non-zero.
+    pub weight: f64,
 }
 
 /// The contact's local frame and its six generalized displacements, as the solver's single

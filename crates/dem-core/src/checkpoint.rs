@@ -38,8 +38,9 @@ use std::path::{Path, PathBuf};
 /// First bytes of every checkpoint file.
 pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// Version of the data layout; a checkpoint of another version is refused. 2: meshes
-/// (facets saved by mesh, mesh loads in the run record).
-pub const FORMAT_VERSION: u32 = 2;
+/// (facets saved by mesh, mesh loads in the run record). 3: contact terms (a contact is
+/// keyed by its term as well as its pair).
+pub const FORMAT_VERSION: u32 = 3;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 

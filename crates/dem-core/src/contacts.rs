@@ -1,8 +1,9 @@
 //! The contact container and lifecycle.
 //!
-//! Every candidate pair of the broad phase has a slot, kept sorted by
-//! `(functor, law, a, b)` with `a < b` the particle ids; a slot is a contact while
-//! `active`. Contact state (L6Geom, onset data, law state) lives in the slot and is carried
+//! Every candidate pair of the broad phase has a slot per contact term of its functor
+//! (one for most functors), kept sorted by `(functor, law, a, b, term)` with `a < b` the
+//! particle ids; a slot is a contact while `active`. A term's forces and energies count
+//! times the weight its functor reports with the geometry. Contact state (L6Geom, onset data, law state) lives in the slot and is carried
 //! to the new slot list when the broad phase rebuilds, by key.
 //!
 //! Lifecycle with hysteresis (reference 001): a contact is created when the functor
@@ -41,6 +42,8 @@ pub struct Slot {
     pub geom: u16,
     /// Law index.
     pub law: u16,
+    /// Contact term of the pair (`GeomInput::feature`), 0 for a one-term functor.
+    pub feature: u8,
     /// True when the functor's body 1 is `b`.
     pub swap: bool,
     /// Is this pair in contact?
@@ -71,8 +74,8 @@ impl Slot {
         }
     }
 
-    fn key(&self) -> (u16, u16, u32, u32) {
-        (self.geom, self.law, self.a, self.b)
+    fn key(&self) -> (u16, u16, u32, u32, u8) {
+        (self.geom, self.law, self.a, self.b, self.feature)
     }
 }
 
@@ -120,6 +123,8 @@ pub struct SavedContact {
     pub a: u32,
     /// Larger particle id.
     pub b: u32,
+    /// Contact term of the pair.
+    pub feature: u8,
     /// Was the contact created in the last step?
     pub new: bool,
     /// Tracked geometry.
@@ -190,6 +195,7 @@ impl Contacts {
                 law: s.law,
                 a: s.a,
                 b: s.b,
+                feature: s.feature,
                 new: s.new,
                 l6: s.l6,
                 onset: [s.onset.time, s.onset.normal_velocity],
@@ -213,11 +219,12 @@ impl Contacts {
         }
         c.rebuild(pairs, p, d).map_err(|e| e.to_string())?;
         for s in saved {
-            let key = (s.geom, s.law, s.a, s.b);
+            let key = (s.geom, s.law, s.a, s.b, s.feature);
             let i = c.slots.binary_search_by_key(&key, Slot::key).map_err(|_| {
                 format!(
-                    "contact {}-{} (functor #{}, law #{}) is not a candidate pair of the scene",
-                    s.a, s.b, s.geom, s.law
+                    "contact {}-{} (functor #{}, law #{}, term {}) is not a candidate pair of \
+                     the scene",
+                    s.a, s.b, s.geom, s.law, s.feature
                 )
             })?;
             if s.state.len() != c.stride {
@@ -265,21 +272,24 @@ impl Contacts {
             let &law = d.law_table.get(&(ma, mb)).ok_or_else(|| {
                 DemError::Scene(format!("no contact law for materials #{ma} and #{mb}"))
             })?;
-            slots.push(Slot {
-                a,
-                b,
-                geom,
-                law,
-                swap,
-                active: false,
-                new: false,
-                ending: false,
-                l6: L6State::default(),
-                onset: Onset::default(),
-                out: LawOutput::default(),
-                force: Vector3::zeros(),
-                torque: [Vector3::zeros(); 2],
-            });
+            for feature in 0..d.geoms[geom as usize].features {
+                slots.push(Slot {
+                    a,
+                    b,
+                    geom,
+                    law,
+                    feature,
+                    swap,
+                    active: false,
+                    new: false,
+                    ending: false,
+                    l6: L6State::default(),
+                    onset: Onset::default(),
+                    out: LawOutput::default(),
+                    force: Vector3::zeros(),
+                    torque: [Vector3::zeros(); 2],
+                });
+            }
         }
         slots.sort_unstable_by_key(Slot::key);
         let mut state = vec![0.0; slots.len() * stride];
@@ -415,10 +425,15 @@ fn call_error(
     }
 }
 
-/// Finite geometry with a unit normal.
+/// Finite geometry with a unit normal and a finite non-zero weight.
 fn valid(g: &RawGeom) -> bool {
     let n = g.normal.na().norm();
-    g.gap.is_finite() && g.point.is_finite() && n.is_finite() && (n - 1.0).abs() < 1e-9
+    g.gap.is_finite()
+        && g.point.is_finite()
+        && n.is_finite()
+        && (n - 1.0).abs() < 1e-9
+        && g.weight.is_finite()
+        && g.weight != 0.0
 }
 
 /// Geometry of one chunk of slots (all of one functor), batched.
@@ -445,6 +460,7 @@ fn geometry_chunk(
                 b1: view(p, b1),
                 b2: view(p, b2),
                 distance,
+                feature: u32::from(s.feature),
             }
         })
         .collect();
@@ -488,7 +504,8 @@ fn process_chunk(
                 &geom.plugin,
                 &geom.name,
                 format!(
-                    "returned invalid geometry (non-finite, or normal not of unit length) {g:?}"
+                    "returned invalid geometry (non-finite, normal not of unit length, or \
+                     weight zero) {g:?}"
                 ),
             ));
         }
@@ -594,13 +611,14 @@ fn process_chunk(
                 format!("returned a non-finite result {o:?}"),
             ));
         }
+        let w = raw[i].weight;
         if s.ending {
             // The contact is over: only the dissipation of its last interval counts.
             s.force = Vector3::zeros();
             s.torque = [Vector3::zeros(); 2];
             s.out = LawOutput {
-                friction: o.friction,
-                damping: o.damping,
+                friction: w * o.friction,
+                damping: w * o.damping,
                 ..LawOutput::default()
             };
             s.active = false;
@@ -609,8 +627,8 @@ fn process_chunk(
         }
         state[i * stride..i * stride + n].copy_from_slice(&law_state[k * n..(k + 1) * n]);
         let tt = s.l6.frame.transpose();
-        let f = tt * o.force.na();
-        let extra = tt * o.torque.na();
+        let f = tt * o.force.na() * w;
+        let extra = tt * o.torque.na() * w;
         let (b1, b2) = s.bodies();
         let c = s.l6.point;
         s.force = f;
@@ -618,7 +636,14 @@ fn process_chunk(
             (c - p.pos[b1]).cross(&(-f)) - extra,
             (c - p.pos[b2]).cross(&f) + extra,
         ];
-        s.out = o;
+        // Forces and energies of this term count `w` times; `out` keeps what the ledger
+        // books (the law's own force stays in its local frame, unweighted).
+        s.out = LawOutput {
+            elastic: w * o.elastic,
+            friction: w * o.friction,
+            damping: w * o.damping,
+            ..o
+        };
     }
     Ok(())
 }

@@ -15,6 +15,8 @@ pub struct GeomEntry {
     pub plugin: String,
     /// The instance.
     pub functor: Cg2Box,
+    /// Contact terms per pair (1 for most functors; see `FunctorInfo::features`).
+    pub features: u8,
 }
 
 /// A law in use (one per law choice of the scene).
@@ -73,6 +75,17 @@ impl Dispatch {
         kinds_present: &BTreeSet<(ShapeKind, ShapeKind)>,
         materials: &BTreeMap<String, u32>,
     ) -> Result<Dispatch, DemError> {
+        for (k, c) in scene.geometry.iter().enumerate() {
+            for name in [&c.shapes.0, &c.shapes.1] {
+                if kind_by_name(name).is_none() {
+                    let known: Vec<&str> = (1..=4).map(|k| ShapeKind(k).name()).collect();
+                    return Err(scene.error(format!(
+                        "geometry[{k}].shapes: unknown shape kind `{name}` (known: {})",
+                        known.join(", ")
+                    )));
+                }
+            }
+        }
         let mut geoms: Vec<GeomEntry> = Vec::new();
         let mut shape_table = BTreeMap::new();
         for &(ka, kb) in kinds_present {
@@ -149,10 +162,20 @@ impl Dispatch {
                     let functor = plugins
                         .new_geometry(&name, params_text(params))
                         .map_err(|e| locate_params(scene, params, e))?;
+                    let features = match functor.features() {
+                        n @ 1..=255 => n as u8,
+                        n => {
+                            return Err(scene.error(format!(
+                                "geometry functor {name} (plugin {plugin}) asks for {n} contact \
+                                 terms per pair; 1 to 255 are supported"
+                            )))
+                        }
+                    };
                     geoms.push(GeomEntry {
                         name,
                         plugin,
                         functor,
+                        features,
                     });
                     geoms.len() - 1
                 }

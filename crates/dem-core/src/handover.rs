@@ -55,7 +55,7 @@ pub fn hand_over(c: &mut Contacts, cx: &StepContext<'_>) {
         let best = list
             .iter()
             .enumerate()
-            .filter(|&(_, &i)| c.slots[i].law == s.law)
+            .filter(|&(_, &i)| c.slots[i].law == s.law && c.slots[i].feature == s.feature)
             .max_by(|(_, &x), (_, &y)| {
                 let dot = |i: usize| c.slots[i].l6.frame.row(0).transpose().dot(normal);
                 dot(x).total_cmp(&dot(y))

@@ -17,6 +17,7 @@ fn sphere_geom(x1: &Vector3<f64>, x2: &Vector3<f64>, r1: f64, r2: f64) -> RawGeo
         radius1: r1,
         radius2: r2,
         area: 0.0,
+        weight: 1.0,
     }
 }
 
@@ -83,6 +84,7 @@ fn flat_geom(x2: &Vector3<f64>, r2: f64) -> RawGeom {
         radius1: f64::INFINITY,
         radius2: r2,
         area: 0.0,
+        weight: 1.0,
     }
 }
 

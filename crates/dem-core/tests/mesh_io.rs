@@ -112,12 +112,21 @@ fn stl_ascii_binary_and_obj_give_identical_facets() {
             assert_eq!(x.shape.neighbour_inward, y.shape.neighbour_inward);
             assert_eq!(x.shape.owns, y.shape.owns);
         }
-        // A closed mesh: every edge has a neighbour; every edge and vertex has one owner.
+        // A closed mesh: every edge has a neighbour; every edge and vertex has one owner;
+        // every vertex is interior.
         assert!(fa
             .iter()
             .all(|x| x.shape.neighbour_inward.iter().all(|n| n.na().norm() > 0.5)));
         let edges: u32 = fa.iter().map(|x| (x.shape.owns & 7).count_ones()).sum();
-        let verts: u32 = fa.iter().map(|x| (x.shape.owns >> 3).count_ones()).sum();
+        let verts: u32 = fa
+            .iter()
+            .map(|x| ((x.shape.owns >> 3) & 7).count_ones())
+            .sum();
+        assert!(
+            fa.iter()
+                .all(|x| (0..3).all(|k| x.shape.vertex_is_interior(k))),
+            "{name}: every vertex of a closed mesh is interior"
+        );
         assert_eq!(
             (edges as usize, verts as usize),
             (3 * f.len() / 2, v.len()),

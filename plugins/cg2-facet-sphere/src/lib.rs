@@ -16,26 +16,38 @@
 //! - vertex `k`: reported by its owner only, and only if no mesh edge leaving the vertex
 //!   points towards the centre (`(centre - vertex) . d <= 0` for every fan direction `d`).
 //!
+//! With `convergent: true` the pair is instead split into the terms of IPC's convergent
+//! formulation, for barrier laws (see `convergent.rs`).
+//!
 //! The equivalent radius of the facet is infinite (laws see a flat partner), so the core's
 //! L6Geom update takes the facet's branch vector from the mesh's reference point to the
 //! contact point: the velocity of a rotating mesh at the contact is exact.
 
 mod closest;
+mod convergent;
 
 use closest::{closest_point, Feature};
+
 use dem_api::nalgebra::Vector3;
 use dem_api::sdk::{Geometry, Param};
 use dem_api::{BodyView, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
-/// Parameters (none: the half-thickness belongs to the mesh).
+/// Parameters (the half-thickness belongs to the mesh).
 #[derive(Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
-pub struct Params {}
+pub struct Params {
+    /// Report the terms of IPC's convergent formulation (seven per pair: face, owned
+    /// interior edges with weight -1, owned interior vertices) instead of the closest
+    /// feature.
+    pub convergent: bool,
+}
 
 /// The facet-sphere functor.
-pub struct FacetSphere;
+pub struct FacetSphere {
+    convergent: bool,
+}
 
 impl Geometry for FacetSphere {
     type Params = Params;
@@ -45,10 +57,43 @@ impl Geometry for FacetSphere {
         feature (face, rounded edge or rounded vertex), normal from it to the sphere centre, \
         gap = distance - radius - half-thickness; at shared edges and vertices only the \
         owning facet reports, and only at a local minimum of the distance to the mesh.";
-    const PARAMS: &'static [Param] = &[];
+    const PARAMS: &'static [Param] = &[Param {
+        name: "convergent",
+        unit: "flag",
+        doc: "IPC's convergent formulation for barrier laws: per pair, the face term \
+              (distance to the closed triangle), each owned interior edge (weight -1) and \
+              each owned interior vertex (weight +1), each a contact of its own; over flat \
+              or convex parts of the mesh they cancel to one surface",
+    }];
 
-    fn new(_: Params) -> Result<Self, String> {
-        Ok(FacetSphere)
+    fn new(p: Params) -> Result<Self, String> {
+        Ok(FacetSphere {
+            convergent: p.convergent,
+        })
+    }
+
+    fn features(&self) -> u32 {
+        if self.convergent {
+            convergent::TERMS
+        } else {
+            1
+        }
+    }
+
+    fn term(
+        &self,
+        facet: &BodyView<'_>,
+        sphere: &BodyView<'_>,
+        distance: f64,
+        feature: u32,
+    ) -> Option<RawGeom> {
+        if self.convergent {
+            convergent::term(facet, sphere, distance, feature)
+        } else if feature == 0 {
+            self.geom(facet, sphere, distance)
+        } else {
+            None
+        }
     }
 
     fn geom(&self, facet: &BodyView<'_>, sphere: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
@@ -94,6 +139,7 @@ impl Geometry for FacetSphere {
             radius1: f64::INFINITY,
             radius2: r,
             area: PI * r * r,
+            weight: 1.0,
         })
     }
 }
@@ -101,7 +147,7 @@ impl Geometry for FacetSphere {
 /// Normal and gap for a contact at a rounded edge or vertex `closest`; `reach` is the
 /// sphere radius plus the half-thickness. A centre exactly on the feature takes the face
 /// normal.
-fn rounded(
+pub(crate) fn rounded(
     p: &Vector3<f64>,
     closest: &Vector3<f64>,
     face_normal: &Vector3<f64>,
@@ -148,7 +194,7 @@ mod tests {
             shape: ShapeView::of_sphere(&s),
             ..b1
         };
-        FacetSphere.geom(&b1, &b2, 0.0)
+        FacetSphere { convergent: false }.geom(&b1, &b2, 0.0)
     }
 
     #[test]

@@ -54,6 +54,7 @@ impl Geometry for SphereSphere {
             radius1: r1,
             radius2: r2,
             area: PI * r1.min(r2).powi(2),
+            weight: 1.0,
         })
     }
 }

@@ -56,6 +56,7 @@ impl Geometry for WallSphere {
             radius1: f64::INFINITY,
             radius2: r,
             area: PI * r * r,
+            weight: 1.0,
         })
     }
 }

@@ -45,6 +45,13 @@ fn scalar(law: &str, method: &str, f: impl FnOnce() -> f64) -> f64 {
 }
 
 impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
+    fn features(&self) -> u32 {
+        catch_unwind(AssertUnwindSafe(|| self.0.features())).unwrap_or_else(|_| {
+            tracing::error!("{}::features panicked", G::NAME);
+            0
+        })
+    }
+
     fn geom_batch(
         &self,
         pairs: RSlice<'_, GeomInput<'_>>,
@@ -59,7 +66,7 @@ impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
         guarded(|current| {
             for (i, (p, o)) in pairs.iter().zip(out.iter_mut()).enumerate() {
                 current.set(i);
-                *o = match self.0.geom(&p.b1, &p.b2, p.distance) {
+                *o = match self.0.term(&p.b1, &p.b2, p.distance, p.feature) {
                     Some(g) => RawGeom { touching: 1, ..g },
                     None => RawGeom::default(),
                 };

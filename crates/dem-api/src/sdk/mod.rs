@@ -59,8 +59,30 @@ pub trait Geometry: Send + Sync + Sized + 'static {
     fn new(params: Self::Params) -> Result<Self, String>;
 
     /// Geometry of one pair at the current time, or `None` when the gap is not below
-    /// `distance` (m). `b1` has shape `SHAPES[0]`, `b2` has `SHAPES[1]`.
+    /// `distance` (m). `b1` has shape `SHAPES[0]`, `b2` has `SHAPES[1]`. The returned
+    /// `weight` is normally `1`.
     fn geom(&self, b1: &BodyView<'_>, b2: &BodyView<'_>, distance: f64) -> Option<RawGeom>;
+
+    /// Contact terms per pair (see [`crate::Cg2Functor::features`]); 1 for most functors.
+    fn features(&self) -> u32 {
+        1
+    }
+
+    /// Geometry of term `feature` (`0..features()`) of one pair. The default serves
+    /// one-term functors: term 0 is [`Geometry::geom`].
+    fn term(
+        &self,
+        b1: &BodyView<'_>,
+        b2: &BodyView<'_>,
+        distance: f64,
+        feature: u32,
+    ) -> Option<RawGeom> {
+        if feature == 0 {
+            self.geom(b1, b2, distance)
+        } else {
+            None
+        }
+    }
 }
 
 /// A per-contact law. Pure: all memory between steps lives in the `state` slots.

@@ -104,6 +104,14 @@ pub fn build_facets(
         ranges.push(start..buffer.len());
     }
     let fans: Arc<[Vec3]> = buffer.into();
+    // A vertex is interior when every edge around it is shared by exactly two facets.
+    let mut interior = vec![true; verts.len()];
+    for (&(a, b), users) in &edges {
+        if users.len() != 2 {
+            interior[a as usize] = false;
+            interior[b as usize] = false;
+        }
+    }
 
     faces
         .iter()
@@ -121,6 +129,9 @@ pub fn build_facets(
                 }
                 if vertex_owner[face[k] as usize] == f as u32 {
                     owns |= 1 << (3 + k);
+                }
+                if interior[face[k] as usize] {
+                    owns |= 1 << (6 + k);
                 }
                 if let [(g0, j0), (g1, j1)] = users.as_slice() {
                     let (g, j) = if *g0 == f { (*g1, *j1) } else { (*g0, *j0) };
