@@ -134,16 +134,35 @@ fn smooth_friction_creeps_and_slides() {
         sim.particles.blocked[0] = dem_core::particles::Dofs::parse("XYZ").unwrap();
         sim.run_steps((0.05 / dt) as u64).unwrap();
         let v1 = sim.particles.vel[0].x;
+        let (total1, friction1) = (sim.ledger.total(), sim.ledger.friction);
         sim.run_steps((0.05 / dt) as u64).unwrap();
         let v2 = sim.particles.vel[0].x;
-        (v2, (v2 - v1) / 0.05, g * (theta.sin() - mu_k * theta.cos()))
+        // Ledger error over the interval, relative to the energy friction took in it.
+        let dissipated = sim.ledger.friction - friction1;
+        let ledger = (sim.ledger.total() - total1).abs() / dissipated;
+        (
+            v2,
+            (v2 - v1) / 0.05,
+            g * (theta.sin() - mu_k * theta.cos()),
+            ledger,
+        )
     };
     let tan = 0.5 * mu_s;
-    let (v, _, _) = run(tan);
+    let (v, _, _, creeping) = run(tan);
     let creep = eps * (1.0 - (1.0 - tan / mu_s).sqrt());
-    println!("creep at tan theta = mu_s / 2: {v:.6e} m/s, predicted {creep:.6e}");
+    println!(
+        "creep at tan theta = mu_s / 2: {v:.6e} m/s, predicted {creep:.6e}; ledger error / \
+         friction dissipation {creeping:.2e}"
+    );
     assert!((v / creep - 1.0).abs() < 0.02, "{v} vs {creep}");
-    let (_, a, expected) = run(1.25 * mu_s);
-    println!("sliding at tan theta = 1.25 mu_s: a = {a:.6}, g (sin - mu_k cos) = {expected:.6}");
+    let (_, a, expected, sliding) = run(1.25 * mu_s);
+    println!(
+        "sliding at tan theta = 1.25 mu_s: a = {a:.6}, g (sin - mu_k cos) = {expected:.6}; \
+         ledger error / friction dissipation {sliding:.2e}"
+    );
     assert!((a / expected - 1.0).abs() < 0.01, "{a} vs {expected}");
+    assert!(
+        creeping < 1e-4 && sliding < 1e-4,
+        "ledger errors {creeping:e}, {sliding:e} of the dissipation"
+    );
 }

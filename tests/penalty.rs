@@ -219,25 +219,35 @@ fn yamane_nakamura_on_an_incline() {
         let t1 = 0.1;
         sim.run_steps((t1 / dt) as u64).unwrap();
         let (x1, v1) = (sim.particles.pos[0].x, sim.particles.vel[0].x);
+        let (total1, friction1) = (sim.ledger.total(), sim.ledger.friction);
         sim.run_steps((0.2 / dt) as u64).unwrap();
         let (x2, v2) = (sim.particles.pos[0].x, sim.particles.vel[0].x);
+        // Ledger error over the interval, relative to the energy friction took in it.
+        let dissipated = sim.ledger.friction - friction1;
+        let ledger = (sim.ledger.total() - total1).abs() / dissipated.max(f64::MIN_POSITIVE);
         (
             x2 - x1,
             (v2 - v1) / 0.2,
             g * (theta.sin() - mu_d * theta.cos()),
+            ledger,
         )
     };
     for mode in ["Dpf", "Cpf"] {
-        let (dx, _, _) = run(0.8 * mu_s, mode);
+        let (dx, _, _, _) = run(0.8 * mu_s, mode);
         println!("{mode}: tan theta = 0.8 mu_s: moved {dx:.3e} m in 0.2 s");
         assert!(dx.abs() < 1e-6, "{mode}: sticks, moved {dx}");
-        let (_, a, expected) = run(1.2 * mu_s, mode);
+        let (_, a, expected, ledger) = run(1.2 * mu_s, mode);
         println!(
-            "{mode}: tan theta = 1.2 mu_s: a = {a:.6} m/s^2, g (sin - mu_d cos) = {expected:.6}"
+            "{mode}: tan theta = 1.2 mu_s: a = {a:.6} m/s^2, g (sin - mu_d cos) = {expected:.6}, \
+             ledger error / friction dissipation {ledger:.2e}"
         );
         assert!(
             (a / expected - 1.0).abs() < 0.01,
             "{mode}: {a} vs {expected}"
+        );
+        assert!(
+            ledger < 1e-4,
+            "{mode}: ledger error {ledger:e} of the dissipation"
         );
     }
 }
