@@ -1,0 +1,180 @@
+//! GJK distance between two convex polyhedra (Gilbert, Johnson and Keerthi 1988).
+//!
+//! The simplex sub-problem (closest point of a simplex of up to four Minkowski
+//! difference points to the origin) is solved by Johnson's enumeration: every face of
+//! the simplex is tried, the affine minimum-norm point of each is found from its Gram
+//! system, and the nearest one with non-negative barycentric coordinates wins. The
+//! simplex keeps the support points of A and B, so the closest points on both bodies
+//! come out of the same barycentric coordinates.
+
+use crate::polyhedron::Polyhedron;
+use nalgebra::{Matrix3, Point3, Vector3};
+
+/// Result of a distance query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Proximity {
+    /// Distance between the bodies (length); zero when they overlap or touch.
+    pub distance: f64,
+    /// Closest point on A (length, world frame).
+    pub point_a: Point3<f64>,
+    /// Closest point on B (length, world frame).
+    pub point_b: Point3<f64>,
+    /// GJK iterations used.
+    pub iterations: usize,
+}
+
+impl Proximity {
+    /// Whether the bodies are apart by more than `eps` (length).
+    pub fn separated(&self, eps: f64) -> bool {
+        self.distance > eps
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Vert {
+    w: Vector3<f64>,
+    a: Vector3<f64>,
+    b: Vector3<f64>,
+}
+
+/// Closest point to the origin of the affine hull of `pts` (`pts.len()` in 1..=4);
+/// returns barycentric coordinates if the system is regular.
+fn affine_min(pts: &[Vector3<f64>]) -> Option<[f64; 4]> {
+    let n = pts.len();
+    let mut lam = [0.0; 4];
+    if n == 1 {
+        lam[0] = 1.0;
+        return Some(lam);
+    }
+    let y0 = pts[0];
+    let m = n - 1;
+    let mut g = Matrix3::identity();
+    let mut rhs = Vector3::zeros();
+    for i in 0..m {
+        let ei = pts[i + 1] - y0;
+        for j in 0..m {
+            g[(i, j)] = ei.dot(&(pts[j + 1] - y0));
+        }
+        rhs[i] = -ei.dot(&y0);
+    }
+    let mu = g.lu().solve(&rhs)?;
+    if !mu.iter().all(|x| x.is_finite()) {
+        return None;
+    }
+    let mut s = 0.0;
+    for i in 0..m {
+        lam[i + 1] = mu[i];
+        s += mu[i];
+    }
+    lam[0] = 1.0 - s;
+    Some(lam)
+}
+
+/// Johnson's sub-algorithm by enumeration: keeps the best sub-simplex in `simplex`
+/// and returns the closest point of the simplex to the origin.
+fn closest_on_simplex(simplex: &mut Vec<Vert>) -> (Vector3<f64>, Vec<f64>) {
+    let n = simplex.len();
+    let mut best: Option<(f64, u32, [f64; 4])> = None;
+    for mask in 1u32..(1 << n) {
+        let mut pts = [Vector3::zeros(); 4];
+        let mut m = 0;
+        for (i, s) in simplex.iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                pts[m] = s.w;
+                m += 1;
+            }
+        }
+        let Some(lam) = affine_min(&pts[..m]) else {
+            continue;
+        };
+        if lam[..m].iter().any(|&l| l < 0.0) {
+            continue;
+        }
+        let mut v = Vector3::zeros();
+        for k in 0..m {
+            v += lam[k] * pts[k];
+        }
+        let d = v.norm_squared();
+        if best.is_none_or(|(bd, _, _)| d < bd) {
+            best = Some((d, mask, lam));
+        }
+    }
+    let (_, mask, lam) = best.unwrap_or((0.0, 1, [1.0, 0.0, 0.0, 0.0]));
+    let mut kept = Vec::with_capacity(4);
+    let mut weights = Vec::with_capacity(4);
+    let mut k = 0;
+    for (i, vert) in simplex.iter().enumerate() {
+        if mask & (1 << i) != 0 {
+            kept.push(*vert);
+            weights.push(lam[k]);
+            k += 1;
+        }
+    }
+    *simplex = kept;
+    let mut v = Vector3::zeros();
+    for (vert, &l) in simplex.iter().zip(&weights) {
+        v += l * vert.w;
+    }
+    (v, weights)
+}
+
+/// GJK distance between two convex polyhedra given in the same frame.
+pub fn gjk_distance(a: &Polyhedron, b: &Polyhedron) -> Proximity {
+    let scale = a.diameter().max(b.diameter());
+    let support = |d: &Vector3<f64>| {
+        let pa = a.support(d).1.coords;
+        let pb = b.support(&-d).1.coords;
+        Vert {
+            w: pa - pb,
+            a: pa,
+            b: pb,
+        }
+    };
+    let mut simplex = vec![support(&(b.vertices()[0] - a.vertices()[0]))];
+    let mut v = simplex[0].w;
+    let mut weights = vec![1.0];
+    let rel = 1e-13;
+    let mut iterations = 0;
+    for it in 0..128 {
+        iterations = it + 1;
+        let vv = v.norm_squared();
+        if vv <= (1e-15 * scale).powi(2) {
+            break;
+        }
+        let w = support(&-v);
+        // Lower bound on the distance reached: stop when the gap closes.
+        if vv - v.dot(&w.w) <= rel * vv.max(1e-30 * scale * scale) {
+            break;
+        }
+        if simplex.iter().any(|s| s.w == w.w) {
+            break;
+        }
+        simplex.push(w);
+        let (nv, nw) = closest_on_simplex(&mut simplex);
+        weights = nw;
+        if simplex.len() == 4 {
+            // Origin inside the tetrahedron: the bodies overlap.
+            v = nv;
+            break;
+        }
+        if nv.norm_squared() >= vv {
+            // No progress (round-off): keep the previous answer.
+            v = nv;
+            break;
+        }
+        v = nv;
+    }
+    let mut pa = Vector3::zeros();
+    let mut pb = Vector3::zeros();
+    for (s, &l) in simplex.iter().zip(&weights) {
+        pa += l * s.a;
+        pb += l * s.b;
+    }
+    let distance = if simplex.len() == 4 { 0.0 } else { v.norm() };
+    Proximity {
+        distance,
+        point_a: pa.into(),
+        point_b: pb.into(),
+        iterations,
+    }
+}

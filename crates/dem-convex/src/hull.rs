@@ -1,0 +1,418 @@
+//! Our own 3-D quickhull with exact orientation predicates.
+//!
+//! Every "is this point outside that face" decision is made by Shewchuk's adaptive
+//! `orient3d` (the `robust` crate), so the hull is exactly convex with respect to the
+//! input coordinates: no face is ever inverted and no input point is ever outside a
+//! face. Points exactly on a face plane count as not outside, so duplicates and
+//! coplanar points are absorbed. The input is scaled by a power of two (exact) so that
+//! the predicates neither overflow nor underflow for huge or tiny coordinates.
+//!
+//! After the hull is built every input point is checked against every triangle once
+//! more with the same exact predicate; a violated invariant is returned as
+//! [`ConvexError::HullFailure`] rather than as a wrong hull.
+
+use crate::error::ConvexError;
+use nalgebra::{Point3, Vector3};
+use robust::{orient2d, orient3d, Coord, Coord3D};
+
+/// A convex hull as indices into the caller's point list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hull {
+    /// Hull triangles, counter-clockwise seen from outside (indices into the input).
+    pub triangles: Vec<[usize; 3]>,
+    /// Polygon faces: exactly coplanar adjacent triangles merged, vertices
+    /// counter-clockwise seen from outside, vertices lying on an edge of the hull
+    /// (exactly collinear) dropped.
+    pub faces: Vec<Vec<usize>>,
+}
+
+/// Exact orientation: positive if `d` is on the inner side of the counter-clockwise
+/// (seen from outside) triangle `a, b, c`, negative if outside, zero if coplanar.
+pub fn orient(a: &Point3<f64>, b: &Point3<f64>, c: &Point3<f64>, d: &Point3<f64>) -> f64 {
+    let k = |p: &Point3<f64>| Coord3D {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+    };
+    orient3d(k(a), k(b), k(c), k(d))
+}
+
+/// Exact test whether three points lie on one line (all three coordinate projections
+/// have zero signed area).
+pub fn collinear(a: &Point3<f64>, b: &Point3<f64>, c: &Point3<f64>) -> bool {
+    let o = |i: usize, j: usize| {
+        orient2d(
+            Coord { x: a[i], y: a[j] },
+            Coord { x: b[i], y: b[j] },
+            Coord { x: c[i], y: c[j] },
+        )
+    };
+    o(0, 1) == 0.0 && o(1, 2) == 0.0 && o(2, 0) == 0.0
+}
+
+/// Scale the points by a power of two so that the largest coordinate magnitude is in
+/// [0.5, 1): exact, and keeps the adaptive predicates away from overflow/underflow.
+fn normalise(points: &[Point3<f64>]) -> Result<Vec<Point3<f64>>, ConvexError> {
+    let mut max = 0.0f64;
+    for (index, p) in points.iter().enumerate() {
+        if !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()) {
+            return Err(ConvexError::NonFinite { index });
+        }
+        max = max.max(p.x.abs()).max(p.y.abs()).max(p.z.abs());
+    }
+    if max == 0.0 {
+        return Err(ConvexError::TooFewPoints {
+            count: usize::from(!points.is_empty()),
+        });
+    }
+    let e = max.log2().floor() as i32 + 1;
+    // Two steps so that 2^-e never overflows or underflows itself.
+    let (e1, e2) = (e / 2, e - e / 2);
+    let s1 = 2f64.powi(-e1);
+    let s2 = 2f64.powi(-e2);
+    Ok(points.iter().map(|p| (p.coords * s1 * s2).into()).collect())
+}
+
+#[derive(Debug, Clone)]
+struct Tri {
+    v: [usize; 3],
+    /// Neighbour across edge v[i] -> v[i+1].
+    nbr: [usize; 3],
+    alive: bool,
+    outside: Vec<usize>,
+    normal: Vector3<f64>,
+}
+
+impl Tri {
+    fn new(v: [usize; 3], p: &[Point3<f64>]) -> Self {
+        let normal = (p[v[1]] - p[v[0]]).cross(&(p[v[2]] - p[v[0]]));
+        Tri {
+            v,
+            nbr: [usize::MAX; 3],
+            alive: true,
+            outside: Vec::new(),
+            normal,
+        }
+    }
+    fn is_outside(&self, p: &[Point3<f64>], q: usize) -> bool {
+        orient(&p[self.v[0]], &p[self.v[1]], &p[self.v[2]], &p[q]) < 0.0
+    }
+    /// Floating distance-like measure, used only to choose the next eye point.
+    fn height(&self, p: &[Point3<f64>], q: usize) -> f64 {
+        self.normal.dot(&(p[q] - p[self.v[0]]))
+    }
+}
+
+/// Count distinct points (for the error message of a degenerate input).
+fn count_distinct(p: &[Point3<f64>]) -> usize {
+    let mut v: Vec<[f64; 3]> = p.iter().map(|q| [q.x, q.y, q.z]).collect();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    v.dedup();
+    v.len()
+}
+
+/// Four affinely independent points, found with exact predicates, ordered so that
+/// `orient(p0, p1, p2, p3) > 0`.
+fn initial_simplex(p: &[Point3<f64>]) -> Result<[usize; 4], ConvexError> {
+    let distinct = count_distinct(p);
+    if distinct < 4 {
+        return Err(ConvexError::TooFewPoints { count: distinct });
+    }
+    let i0 = (0..p.len())
+        .min_by(|&a, &b| p[a].x.total_cmp(&p[b].x))
+        .unwrap_or(0);
+    let i1 = (0..p.len())
+        .max_by(|&a, &b| {
+            (p[a] - p[i0])
+                .norm_squared()
+                .total_cmp(&(p[b] - p[i0]).norm_squared())
+        })
+        .unwrap_or(0);
+    let d = p[i1] - p[i0];
+    let by_line = |q: usize| d.cross(&(p[q] - p[i0])).norm_squared();
+    let mut i2 = (0..p.len())
+        .max_by(|&a, &b| by_line(a).total_cmp(&by_line(b)))
+        .unwrap_or(0);
+    if collinear(&p[i0], &p[i1], &p[i2]) {
+        i2 = (0..p.len())
+            .find(|&q| !collinear(&p[i0], &p[i1], &p[q]))
+            .ok_or(ConvexError::Collinear)?;
+    }
+    let mut i3 = usize::MAX;
+    let mut best = 0.0f64;
+    for q in 0..p.len() {
+        let o = orient(&p[i0], &p[i1], &p[i2], &p[q]).abs();
+        if o > best {
+            best = o;
+            i3 = q;
+        }
+    }
+    if i3 == usize::MAX {
+        return Err(ConvexError::Coplanar);
+    }
+    if orient(&p[i0], &p[i1], &p[i2], &p[i3]) > 0.0 {
+        Ok([i0, i1, i2, i3])
+    } else {
+        Ok([i0, i2, i1, i3])
+    }
+}
+
+/// Convex hull of `points` (world coordinates, any finite magnitude).
+///
+/// Errors: non-finite coordinates, fewer than four distinct points, all points
+/// collinear or coplanar, or an internal inconsistency (never expected; reported
+/// rather than returning a wrong hull).
+pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
+    let p = normalise(points)?;
+    let [a, b, c, d] = initial_simplex(&p)?;
+    // Base (a, b, c) has d on its inner side; the other three faces close the tetrahedron.
+    let mut tris = vec![
+        Tri::new([a, b, c], &p),
+        Tri::new([b, a, d], &p),
+        Tri::new([c, b, d], &p),
+        Tri::new([a, c, d], &p),
+    ];
+    link_all(&mut tris)?;
+    // Initial conflict lists.
+    for q in 0..p.len() {
+        if q == a || q == b || q == c || q == d {
+            continue;
+        }
+        if let Some(t) = (0..4).find(|&t| tris[t].is_outside(&p, q)) {
+            tris[t].outside.push(q);
+        }
+    }
+    let mut pending: Vec<usize> = (0..4).collect();
+    let mut visible = Vec::new();
+    let mut stack = Vec::new();
+    let mut mark = vec![false; tris.len()];
+    let max_iterations = 4 * p.len() + 16;
+    let mut iterations = 0;
+    while let Some(t) = pending.pop() {
+        if !tris[t].alive || tris[t].outside.is_empty() {
+            continue;
+        }
+        iterations += 1;
+        if iterations > max_iterations {
+            return Err(ConvexError::HullFailure("too many iterations".into()));
+        }
+        // Eye point: the farthest outside point of this face.
+        let eye = *tris[t]
+            .outside
+            .iter()
+            .max_by(|&&x, &&y| tris[t].height(&p, x).total_cmp(&tris[t].height(&p, y)))
+            .unwrap_or(&tris[t].outside[0]);
+        // Visible set by flood fill with the exact predicate.
+        visible.clear();
+        stack.clear();
+        mark.resize(tris.len(), false);
+        stack.push(t);
+        mark[t] = true;
+        while let Some(f) = stack.pop() {
+            visible.push(f);
+            for k in 0..3 {
+                let g = tris[f].nbr[k];
+                if !mark[g] && tris[g].is_outside(&p, eye) {
+                    mark[g] = true;
+                    stack.push(g);
+                }
+            }
+        }
+        // Horizon edges: (u, v, outer neighbour) seen from the visible side.
+        let mut horizon = Vec::new();
+        for &f in &visible {
+            for k in 0..3 {
+                let g = tris[f].nbr[k];
+                if !mark[g] {
+                    horizon.push((tris[f].v[k], tris[f].v[(k + 1) % 3], g, f));
+                }
+            }
+        }
+        // The horizon must be one simple cycle: each vertex starts exactly one edge.
+        let first_new = tris.len();
+        let mut by_start = std::collections::HashMap::with_capacity(horizon.len());
+        for (i, &(u, _, _, _)) in horizon.iter().enumerate() {
+            if by_start.insert(u, first_new + i).is_some() {
+                return Err(ConvexError::HullFailure(
+                    "horizon is not a simple cycle".into(),
+                ));
+            }
+        }
+        for &(u, v, g, f) in &horizon {
+            let mut nt = Tri::new([u, v, eye], &p);
+            nt.nbr[0] = g;
+            nt.nbr[1] = *by_start
+                .get(&v)
+                .ok_or_else(|| ConvexError::HullFailure("open horizon".into()))?;
+            let id = tris.len();
+            // Relink the outer neighbour from the dead face to the new one.
+            for k in 0..3 {
+                if tris[g].nbr[k] == f {
+                    tris[g].nbr[k] = id;
+                }
+            }
+            tris.push(nt);
+        }
+        // Edge eye -> u of (u, v, eye) borders the new face ending at u, i.e. (w, u, eye).
+        for i in first_new..tris.len() {
+            let u = tris[i].v[0];
+            let prev = (first_new..tris.len())
+                .find(|&j| tris[j].v[1] == u)
+                .ok_or_else(|| ConvexError::HullFailure("open horizon".into()))?;
+            tris[i].nbr[2] = prev;
+        }
+        // Retire visible faces and hand their outside points to the new faces.
+        let mut orphans = Vec::new();
+        for &f in &visible {
+            tris[f].alive = false;
+            orphans.append(&mut tris[f].outside);
+        }
+        for q in orphans {
+            if q == eye {
+                continue;
+            }
+            if let Some(nf) = (first_new..tris.len()).find(|&nf| tris[nf].is_outside(&p, q)) {
+                tris[nf].outside.push(q);
+            }
+        }
+        for &f in &visible {
+            mark[f] = false;
+        }
+        mark.resize(tris.len(), false);
+        pending.extend(first_new..tris.len());
+    }
+    let alive: Vec<usize> = (0..tris.len()).filter(|&t| tris[t].alive).collect();
+    let triangles: Vec<[usize; 3]> = alive.iter().map(|&t| tris[t].v).collect();
+    validate(&p, &triangles)?;
+    let faces = merge_coplanar(&p, &tris, &alive)?;
+    Ok(Hull { triangles, faces })
+}
+
+/// Neighbour links of a closed triangle set by matching twin edges.
+fn link_all(tris: &mut [Tri]) -> Result<(), ConvexError> {
+    let mut edges = std::collections::HashMap::new();
+    for (t, tri) in tris.iter().enumerate() {
+        for k in 0..3 {
+            edges.insert((tri.v[k], tri.v[(k + 1) % 3]), t);
+        }
+    }
+    for tri in tris.iter_mut() {
+        for k in 0..3 {
+            let (u, v) = (tri.v[k], tri.v[(k + 1) % 3]);
+            tri.nbr[k] = *edges.get(&(v, u)).ok_or(ConvexError::NotClosed(u, v))?;
+        }
+    }
+    Ok(())
+}
+
+/// Exact check: no point outside any triangle, and V - E + F = 2 for the triangles.
+fn validate(p: &[Point3<f64>], triangles: &[[usize; 3]]) -> Result<(), ConvexError> {
+    for t in triangles {
+        for q in p {
+            if orient(&p[t[0]], &p[t[1]], &p[t[2]], q) < 0.0 {
+                return Err(ConvexError::HullFailure(format!(
+                    "a point is outside triangle {t:?}"
+                )));
+            }
+        }
+    }
+    let mut verts: Vec<usize> = triangles.iter().flatten().copied().collect();
+    verts.sort_unstable();
+    verts.dedup();
+    let (v, f) = (verts.len(), triangles.len());
+    let e = 3 * f / 2;
+    if 3 * f % 2 != 0 || v + f != e + 2 {
+        return Err(ConvexError::Euler { v, e, f });
+    }
+    Ok(())
+}
+
+/// Merge exactly coplanar neighbouring triangles into polygons and drop vertices
+/// that lie on a hull edge (they belong to exactly two polygons).
+fn merge_coplanar(
+    p: &[Point3<f64>],
+    tris: &[Tri],
+    alive: &[usize],
+) -> Result<Vec<Vec<usize>>, ConvexError> {
+    let mut parent: Vec<usize> = (0..tris.len()).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for &t in alive {
+        for k in 0..3 {
+            let g = tris[t].nbr[k];
+            if g < t {
+                continue;
+            }
+            // Vertex of g not on the shared edge.
+            let opp = tris[g]
+                .v
+                .iter()
+                .copied()
+                .find(|x| !tris[t].v.contains(x))
+                .ok_or_else(|| ConvexError::HullFailure("duplicate triangle".into()))?;
+            let [a, b, c] = tris[t].v;
+            if orient(&p[a], &p[b], &p[c], &p[opp]) == 0.0 {
+                let (ra, rb) = (find(&mut parent, t), find(&mut parent, g));
+                parent[ra] = rb;
+            }
+        }
+    }
+    // Boundary edges of each group, chained into one cycle.
+    let mut groups: std::collections::BTreeMap<usize, Vec<(usize, usize)>> = Default::default();
+    for &t in alive {
+        let r = find(&mut parent, t);
+        for k in 0..3 {
+            let g = tris[t].nbr[k];
+            if find(&mut parent, g) != r {
+                groups
+                    .entry(r)
+                    .or_default()
+                    .push((tris[t].v[k], tris[t].v[(k + 1) % 3]));
+            }
+        }
+    }
+    let mut faces = Vec::with_capacity(groups.len());
+    for (_, edges) in groups {
+        let next: std::collections::HashMap<usize, usize> = edges.iter().copied().collect();
+        if next.len() != edges.len() {
+            return Err(ConvexError::HullFailure("face boundary not simple".into()));
+        }
+        let start = edges[0].0;
+        let mut poly = vec![start];
+        let mut cur = next[&start];
+        while cur != start {
+            if poly.len() > edges.len() {
+                return Err(ConvexError::HullFailure("face boundary not a cycle".into()));
+            }
+            poly.push(cur);
+            cur = *next
+                .get(&cur)
+                .ok_or_else(|| ConvexError::HullFailure("face boundary open".into()))?;
+        }
+        if poly.len() != edges.len() {
+            return Err(ConvexError::HullFailure(
+                "face boundary has several cycles".into(),
+            ));
+        }
+        faces.push(poly);
+    }
+    // Vertices on exactly two polygons lie on an edge of the hull: drop them.
+    let mut degree = std::collections::HashMap::new();
+    for f in &faces {
+        for &v in f {
+            *degree.entry(v).or_insert(0usize) += 1;
+        }
+    }
+    for f in &mut faces {
+        f.retain(|v| degree[v] >= 3);
+        if f.len() < 3 {
+            return Err(ConvexError::HullFailure("face lost its corners".into()));
+        }
+    }
+    Ok(faces)
+}

@@ -1,0 +1,230 @@
+//! The Chebyshev centre of the common part of two convex bodies: the centre `x` and
+//! radius `r` of the largest ball inside every face half-space of A and of B,
+//!
+//! ```text
+//! maximise r  subject to  nᵢ·x + r <= dᵢ  for every face plane i of A and B.
+//! ```
+//!
+//! A 4-variable linear programme, solved here through its dual in standard form
+//! (`minimise Σ hᵢ λᵢ  s.t.  Σ λᵢ nᵢ = 0,  Σ λᵢ = 1,  λ >= 0`): four equality rows, one
+//! column per plane, so a dense two-phase tableau simplex with Bland's rule is small,
+//! allocation-light and cannot cycle. The multipliers λ also give, for touching
+//! bodies, the normal of the separating plane (`Σ_{i∈A} λᵢ nᵢ`).
+//!
+//! `r > 0` means the bodies overlap with a ball of radius `r` inside both; `r <= eps`
+//! means they touch (or are apart when `r < 0`). Planes are shifted to a reference
+//! point near both bodies and scaled to unit size before solving, for conditioning.
+
+use crate::polyhedron::Polyhedron;
+use nalgebra::{Matrix4, Point3, Vector3, Vector4};
+
+/// The deepest point common to two bodies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChebyshevCentre {
+    /// Centre (length, world frame).
+    pub point: Point3<f64>,
+    /// Radius of the largest ball inside both bodies (length); negative when the
+    /// half-space intersection is empty.
+    pub radius: f64,
+    /// Active planes with their dual multipliers: `(body, plane index, λ)`, body 0 = A.
+    pub active: Vec<(u8, usize, f64)>,
+}
+
+impl ChebyshevCentre {
+    /// Unit normal of the supporting plane between the bodies at the optimum,
+    /// pointing from A into B: the multiplier-weighted sum of A's active normals.
+    /// `None` if A has no active plane (one body deep inside the other).
+    pub fn separating_normal(&self, a: &Polyhedron) -> Option<Vector3<f64>> {
+        let mut n = Vector3::zeros();
+        for &(body, i, l) in &self.active {
+            if body == 0 {
+                n += l * a.faces()[i].normal;
+            }
+        }
+        let len = n.norm();
+        (len > 1e-12).then(|| n / len)
+    }
+}
+
+/// Why the LP could not be solved (should not happen for bounded bodies).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LpFailure(pub String);
+
+const PIVOT_TOL: f64 = 1e-12;
+
+struct Tableau {
+    rows: [Vec<f64>; 4],
+    basis: [usize; 4],
+    ncols: usize, // m + 4 (the last four are the artificials); rhs is column ncols
+}
+
+impl Tableau {
+    fn pivot(&mut self, r: usize, k: usize, z: &mut [f64]) {
+        let p = self.rows[r][k];
+        for v in self.rows[r].iter_mut() {
+            *v /= p;
+        }
+        let pr = self.rows[r].clone();
+        for (i, row) in self.rows.iter_mut().enumerate() {
+            if i != r {
+                let f = row[k];
+                if f != 0.0 {
+                    for (x, y) in row.iter_mut().zip(&pr) {
+                        *x -= f * y;
+                    }
+                }
+            }
+        }
+        let f = z[k];
+        if f != 0.0 {
+            for (x, y) in z.iter_mut().zip(&pr) {
+                *x -= f * y;
+            }
+        }
+        self.basis[r] = k;
+    }
+
+    /// Bland's rule simplex on reduced-cost row `z` over the columns `< allowed`.
+    fn run(&mut self, z: &mut [f64], allowed: usize) -> Result<(), LpFailure> {
+        for _ in 0..10_000 {
+            let Some(k) = (0..allowed).find(|&j| z[j] < -PIVOT_TOL) else {
+                return Ok(());
+            };
+            let rhs = self.ncols;
+            let mut best: Option<(f64, usize, usize)> = None;
+            for r in 0..4 {
+                let a = self.rows[r][k];
+                if a > PIVOT_TOL {
+                    let ratio = self.rows[r][rhs] / a;
+                    let key = (ratio, self.basis[r]);
+                    if best.is_none_or(|(br, bb, _)| key.0 < br || (key.0 == br && key.1 < bb)) {
+                        best = Some((ratio, self.basis[r], r));
+                    }
+                }
+            }
+            let Some((_, _, r)) = best else {
+                return Err(LpFailure("dual unbounded: the bodies are empty".into()));
+            };
+            self.pivot(r, k, z);
+        }
+        Err(LpFailure("simplex iteration limit".into()))
+    }
+}
+
+/// Chebyshev centre of A ∩ B (both in the same frame). Fails only for degenerate
+/// bodies (e.g. non-finite planes).
+pub fn chebyshev_centre(a: &Polyhedron, b: &Polyhedron) -> Result<ChebyshevCentre, LpFailure> {
+    // Reference point and scale for conditioning.
+    let (la, ha) = a.aabb();
+    let (lb, hb) = b.aabb();
+    let o: Vector3<f64> = (la.coords + ha.coords + lb.coords + hb.coords) * 0.25;
+    let scale = a.diameter().max(b.diameter());
+    if (scale.is_nan() || scale <= 0.0) || !scale.is_finite() {
+        return Err(LpFailure("bodies without extent".into()));
+    }
+    let planes: Vec<(u8, usize, Vector3<f64>, f64)> = a
+        .faces()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (0u8, i, f.normal, f.offset))
+        .chain(
+            b.faces()
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (1u8, i, f.normal, f.offset)),
+        )
+        .map(|(body, i, n, d)| (body, i, n, (d - n.dot(&o)) / scale))
+        .collect();
+    let m = planes.len();
+    let ncols = m + 4;
+    let mut rows: [Vec<f64>; 4] = std::array::from_fn(|_| vec![0.0; ncols + 1]);
+    for (j, (_, _, n, _)) in planes.iter().enumerate() {
+        rows[0][j] = n.x;
+        rows[1][j] = n.y;
+        rows[2][j] = n.z;
+        rows[3][j] = 1.0;
+    }
+    for (r, row) in rows.iter_mut().enumerate() {
+        row[m + r] = 1.0;
+    }
+    rows[3][ncols] = 1.0; // rhs (0, 0, 0, 1)
+    let mut t = Tableau {
+        rows,
+        basis: [m, m + 1, m + 2, m + 3],
+        ncols,
+    };
+    // Phase 1: minimise the sum of artificials.
+    let mut z = vec![0.0; ncols + 1];
+    for (j, zj) in z.iter_mut().enumerate() {
+        if j < m || j == ncols {
+            *zj = -(0..4).map(|r| t.rows[r][j]).sum::<f64>();
+        }
+    }
+    t.run(&mut z, m)?;
+    if -z[ncols] > 1e-9 {
+        return Err(LpFailure(
+            "dual infeasible: normals do not enclose the origin".into(),
+        ));
+    }
+    // Drive remaining artificials out of the basis.
+    for r in 0..4 {
+        if t.basis[r] >= m {
+            if let Some(k) = (0..m).find(|&k| t.rows[r][k].abs() > 1e-9) {
+                t.pivot(r, k, &mut z);
+            }
+        }
+    }
+    // Phase 2: reduced costs of the real objective.
+    let cost = |j: usize| if j < m { planes[j].3 } else { 0.0 };
+    let mut z: Vec<f64> = (0..=ncols)
+        .map(|j| {
+            let cj = if j == ncols { 0.0 } else { cost(j) };
+            cj - (0..4).map(|r| cost(t.basis[r]) * t.rows[r][j]).sum::<f64>()
+        })
+        .collect();
+    t.run(&mut z, m)?;
+    // Primal solution y = B⁻ᵀ c_B, read from the artificial columns (B⁻¹ lives there).
+    let mut y = Vector4::zeros();
+    for r in 0..4 {
+        y[r] = (0..4)
+            .map(|i| cost(t.basis[i]) * t.rows[i][m + r])
+            .sum::<f64>();
+    }
+    // Polish: re-solve the 4×4 active system when the basis is all real planes.
+    if t.basis.iter().all(|&j| j < m) {
+        let mut bm = Matrix4::zeros();
+        let mut rhs = Vector4::zeros();
+        for (i, &j) in t.basis.iter().enumerate() {
+            let n = planes[j].2;
+            bm.set_row(i, &nalgebra::RowVector4::new(n.x, n.y, n.z, 1.0));
+            rhs[i] = planes[j].3;
+        }
+        if let Some(sol) = bm.lu().solve(&rhs) {
+            if sol.iter().all(|v| v.is_finite()) {
+                y = sol;
+            }
+        }
+    }
+    let x = y.xyz();
+    if !x.iter().all(|v| v.is_finite()) {
+        return Err(LpFailure("non-finite centre".into()));
+    }
+    // The radius actually achieved at x (robust to LP round-off).
+    let radius = planes
+        .iter()
+        .map(|(_, _, n, h)| h - n.dot(&x))
+        .fold(f64::INFINITY, f64::min)
+        * scale;
+    let active = (0..4)
+        .filter(|&r| t.basis[r] < m && t.rows[r][ncols] > 0.0)
+        .map(|r| {
+            let (body, i, _, _) = planes[t.basis[r]];
+            (body, i, t.rows[r][ncols])
+        })
+        .collect();
+    Ok(ChebyshevCentre {
+        point: (x * scale + o).into(),
+        radius,
+        active,
+    })
+}

@@ -1,0 +1,226 @@
+//! Intersection of two convex polyhedra by polar duality (Muller and Preparata 1978),
+//! following reference 000 (Solfec's `cvi.c`), with these changes:
+//!
+//! * the interior point is the Chebyshev centre of A ∩ B (a small LP), not GJK's
+//!   witness point pushed inwards, so every plane is at least `r` from it and the
+//!   polar points are bounded by `1/r`; `r <= eps` is reported as touching;
+//! * near-duplicate planes are merged *before* the hull, with a relative tolerance
+//!   on the polar points ([`MERGE_TOLERANCE`]); the more restrictive plane is kept;
+//!   when a face of A and a face of B coincide and face the same way both sources
+//!   are recorded (see [`FaceSource`]);
+//! * the hull of the polar points is our exact-predicate quickhull, and its
+//!   polygons are kept: each face of the intersection is one polygon tagged with its
+//!   source body and plane index;
+//! * every failure is a typed [`IntersectionError`], never an empty result.
+
+use crate::error::IntersectionError;
+use crate::gjk::gjk_distance;
+use crate::hull::convex_hull;
+use crate::interior::{chebyshev_centre, ChebyshevCentre};
+use crate::polyhedron::{polygon_plane, Face, Polyhedron};
+use nalgebra::{Point3, Vector3};
+use std::collections::HashMap;
+
+/// Relative tolerance under which two polar points (planes) are one plane:
+/// `|q_i - q_j| <= MERGE_TOLERANCE · max(|q_i|, |q_j|)`.
+pub const MERGE_TOLERANCE: f64 = 1e-10;
+
+/// Where a face of the intersection comes from: a face plane of A, of B, or both
+/// (a face of A and a face of B in one plane, facing the same way: the two bodies
+/// are flush there). In the contact normal such a shared face contributes
+/// `+a² n` for A and `-a² n` for B, i.e. nothing: a flush face says nothing about
+/// the direction of contact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaceSource {
+    /// Index of the face of A in this plane, if any.
+    pub a: Option<usize>,
+    /// Index of the face of B in this plane, if any.
+    pub b: Option<usize>,
+}
+
+/// The intersection polyhedron of two bodies.
+#[derive(Debug, Clone)]
+pub struct Intersection {
+    /// A ∩ B (world frame). Each face keeps the exact normal and offset of its source
+    /// plane.
+    pub polyhedron: Polyhedron,
+    /// Source of each face of `polyhedron`.
+    pub sources: Vec<FaceSource>,
+    /// The interior point used (Chebyshev centre) and its radius.
+    pub centre: ChebyshevCentre,
+}
+
+/// Intersect A and B (same frame). `eps` (length) is the geometric epsilon: a GJK
+/// distance above it is [`IntersectionError::Separated`], an inscribed radius at or
+/// below it is [`IntersectionError::Touching`].
+pub fn intersect(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    eps: f64,
+) -> Result<Intersection, IntersectionError> {
+    let prox = gjk_distance(a, b);
+    if prox.distance > eps {
+        return Err(IntersectionError::Separated {
+            distance: prox.distance,
+            point_a: prox.point_a,
+            point_b: prox.point_b,
+        });
+    }
+    let centre = chebyshev_centre(a, b).map_err(|e| IntersectionError::Degenerate(e.0))?;
+    if centre.radius <= eps {
+        let normal = centre
+            .separating_normal(a)
+            .or_else(|| {
+                let d = prox.point_b - prox.point_a;
+                (d.norm() > 0.0).then(|| d.normalize())
+            })
+            .unwrap_or_else(Vector3::z);
+        return Err(IntersectionError::Touching {
+            radius: centre.radius,
+            point: centre.point,
+            normal,
+        });
+    }
+    let x = centre.point.coords;
+    // Planes relative to x, merged, as polar points.
+    struct Plane {
+        q: Vector3<f64>,
+        normal: Vector3<f64>,
+        offset: f64,
+        h: f64,
+        src: FaceSource,
+    }
+    let mut planes: Vec<Plane> = Vec::with_capacity(a.faces().len() + b.faces().len());
+    let all = a
+        .faces()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            (
+                f,
+                FaceSource {
+                    a: Some(i),
+                    b: None,
+                },
+            )
+        })
+        .chain(b.faces().iter().enumerate().map(|(i, f)| {
+            (
+                f,
+                FaceSource {
+                    a: None,
+                    b: Some(i),
+                },
+            )
+        }));
+    for (f, src) in all {
+        let h = f.offset - f.normal.dot(&x);
+        if (h.is_nan() || h <= 0.0) || !h.is_finite() {
+            return Err(IntersectionError::Degenerate(format!(
+                "interior point not inside a plane (h = {h:e})"
+            )));
+        }
+        let q = f.normal / h;
+        let qn = q.norm();
+        if let Some(p) = planes
+            .iter_mut()
+            .find(|p| (p.q - q).norm() <= MERGE_TOLERANCE * qn.max(p.q.norm()))
+        {
+            if h < p.h {
+                p.q = q;
+                p.h = h;
+                p.normal = f.normal;
+                p.offset = f.offset;
+            }
+            p.src.a = p.src.a.or(src.a);
+            p.src.b = p.src.b.or(src.b);
+            continue;
+        }
+        planes.push(Plane {
+            q,
+            normal: f.normal,
+            offset: f.offset,
+            h,
+            src,
+        });
+    }
+    let polar: Vec<Point3<f64>> = planes.iter().map(|p| p.q.into()).collect();
+    let hull = convex_hull(&polar)?;
+    // Each polar face is one vertex of the intersection.
+    let mut vertices = Vec::with_capacity(hull.faces.len());
+    for f in &hull.faces {
+        let (m, e) = polygon_plane(&polar, f).ok_or_else(|| {
+            IntersectionError::HullFailure(crate::ConvexError::HullFailure(
+                "polar face without area".into(),
+            ))
+        })?;
+        if e.is_nan() || e <= 0.0 {
+            return Err(IntersectionError::HullFailure(
+                crate::ConvexError::HullFailure("interior point not inside the polar hull".into()),
+            ));
+        }
+        vertices.push(Point3::from(x + m / e));
+    }
+    // Faces around each polar vertex: next face across the outgoing edge's twin.
+    let mut edge_face: HashMap<(usize, usize), usize> = HashMap::new();
+    for (fi, f) in hull.faces.iter().enumerate() {
+        for k in 0..f.len() {
+            edge_face.insert((f[k], f[(k + 1) % f.len()]), fi);
+        }
+    }
+    let mut around: HashMap<usize, usize> = HashMap::new(); // polar vertex -> one face
+    for (fi, f) in hull.faces.iter().enumerate() {
+        for &v in f {
+            around.entry(v).or_insert(fi);
+        }
+    }
+    let mut keys: Vec<usize> = around.keys().copied().collect();
+    keys.sort_unstable();
+    let mut faces = Vec::with_capacity(keys.len());
+    let mut sources = Vec::with_capacity(keys.len());
+    let fail = |s: &str| IntersectionError::HullFailure(crate::ConvexError::HullFailure(s.into()));
+    for k in keys {
+        let start = around[&k];
+        let mut cycle = vec![start];
+        let mut cur = start;
+        loop {
+            let f = &hull.faces[cur];
+            let pos = f
+                .iter()
+                .position(|&v| v == k)
+                .ok_or_else(|| fail("vertex not in face"))?;
+            let w = f[(pos + 1) % f.len()];
+            let next = *edge_face
+                .get(&(w, k))
+                .ok_or_else(|| fail("polar hull not closed"))?;
+            if next == start {
+                break;
+            }
+            if cycle.len() > hull.faces.len() {
+                return Err(fail("face cycle does not close"));
+            }
+            cycle.push(next);
+            cur = next;
+        }
+        if cycle.len() < 3 {
+            return Err(fail("intersection face with fewer than 3 vertices"));
+        }
+        let p = &planes[k];
+        // Orient counter-clockwise about the plane's outward normal.
+        let (nn, _) = polygon_plane(&vertices, &cycle).unwrap_or((p.normal, 0.0));
+        if nn.dot(&p.normal) < 0.0 {
+            cycle.reverse();
+        }
+        faces.push(Face {
+            vertices: cycle,
+            normal: p.normal,
+            offset: p.offset,
+        });
+        sources.push(p.src);
+    }
+    Ok(Intersection {
+        polyhedron: Polyhedron::from_parts(vertices, faces),
+        sources,
+        centre,
+    })
+}

@@ -1,0 +1,145 @@
+//! Closed-form contact cases from issue 4 and the Solfec notes.
+
+use dem_convex::generate::{corner_tetrahedron, cuboid};
+use dem_convex::{contact, intersect, ContactKind, ContactOptions, IntersectionError, Polyhedron};
+use nalgebra::{Isometry3, Point3, Vector3};
+
+fn boxp(lo: [f64; 3], hi: [f64; 3]) -> Polyhedron {
+    cuboid(Point3::from(lo), Point3::from(hi)).unwrap()
+}
+
+fn opts() -> ContactOptions {
+    ContactOptions::for_size(1.0)
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol
+}
+
+#[test]
+fn offset_boxes() {
+    let a = boxp([0.0; 3], [1.0; 3]);
+    let b = boxp([0.5, 0.25, 0.1], [1.5, 1.25, 1.1]);
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert_eq!(c.kind, ContactKind::Overlap);
+    assert!(close(c.volume, 0.3375, 1e-9), "{}", c.volume);
+    assert!(close(c.area, 1.5, 1e-9), "{}", c.area);
+    assert!(
+        (c.point - Point3::new(0.75, 0.625, 0.55)).norm() < 1e-9,
+        "{}",
+        c.point
+    );
+    let n = Vector3::new(0.675f64.powi(2), 0.45f64.powi(2), 0.375f64.powi(2)).normalize();
+    assert!((c.normal - n).norm() < 1e-9, "{}", c.normal);
+    assert!(close(c.gap, -0.735430, 5e-7), "{}", c.gap);
+    println!("offset boxes: {c:?}");
+}
+
+#[test]
+fn stacked_boxes() {
+    let a = boxp([0.0; 3], [1.0; 3]);
+    let b = boxp([0.0, 0.0, 0.9], [1.0, 1.0, 1.9]);
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert!(close(c.volume, 0.1, 1e-9));
+    assert!(close(c.area, 1.2, 1e-9));
+    assert!((c.point - Point3::new(0.5, 0.5, 0.95)).norm() < 1e-9);
+    assert!((c.normal - Vector3::z()).norm() < 1e-9);
+    assert!(close(c.gap, -0.1, 1e-9), "{}", c.gap);
+}
+
+#[test]
+fn rotated_cube() {
+    let d = 0.05;
+    let a = boxp([-0.5; 3], [0.5; 3]);
+    let iso = Isometry3::new(
+        Vector3::new(0.0, 0.0, 1.0 - d),
+        Vector3::z() * std::f64::consts::FRAC_PI_4,
+    );
+    let b = a.transformed(&iso);
+    let c = contact(&a, &b, &opts()).unwrap();
+    let s = 2f64.sqrt() - 1.0;
+    assert!(close(c.volume, 2.0 * s * d, 1e-9), "{}", c.volume);
+    assert!(close(c.area, 2.0 * s + 4.0 * s * d, 1e-9), "{}", c.area);
+    assert!(
+        (c.point - Point3::new(0.0, 0.0, 0.5 - d / 2.0)).norm() < 1e-9,
+        "{}",
+        c.point
+    );
+    assert!((c.normal - Vector3::z()).norm() < 1e-9, "{}", c.normal);
+    assert!(close(c.gap, -d, 1e-9), "{}", c.gap);
+}
+
+#[test]
+fn tetrahedra() {
+    let t = 0.25;
+    let a = corner_tetrahedron(1.0).unwrap();
+    let b = Polyhedron::from_points(
+        &a.vertices()
+            .iter()
+            .map(|v| Point3::from(Vector3::repeat(t) - v.coords))
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert!(close(c.volume, t.powi(3), 1e-9), "{}", c.volume);
+    assert!(close(c.area, 3.0 * t * t, 1e-9), "{}", c.area);
+    assert!(
+        (c.point - Point3::from(Vector3::repeat(t / 2.0))).norm() < 1e-9,
+        "{}",
+        c.point
+    );
+    assert!(
+        (c.normal + Vector3::repeat(1.0).normalize()).norm() < 1e-9,
+        "{}",
+        c.normal
+    );
+    assert!(close(c.gap, -(3f64.sqrt()) * t, 1e-9), "{}", c.gap);
+}
+
+#[test]
+fn touching_cubes() {
+    let a = boxp([0.0; 3], [1.0; 3]);
+    let b = a.translated(&Vector3::new(0.0, 0.0, 1.0));
+    assert!(matches!(
+        intersect(&a, &b, opts().epsilon),
+        Err(IntersectionError::Touching { .. })
+    ));
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert_eq!(c.kind, ContactKind::Touching);
+    assert!((c.normal - Vector3::z()).norm() < 1e-9, "{}", c.normal);
+    assert!(close(c.area, 1.0, 1e-9), "{}", c.area);
+    assert!(
+        (c.point - Point3::new(0.5, 0.5, 1.0)).norm() < 1e-9,
+        "{}",
+        c.point
+    );
+    assert!(close(c.gap, 0.0, 1e-12));
+    assert_eq!(c.volume, 0.0);
+}
+
+#[test]
+fn separated_cubes() {
+    let a = boxp([0.0; 3], [1.0; 3]);
+    let b = a.translated(&Vector3::new(0.0, 0.0, 1.1));
+    match contact(&a, &b, &opts()) {
+        Err(IntersectionError::Separated { distance, .. }) => {
+            assert!(close(distance, 0.1, 1e-9), "{distance}")
+        }
+        other => panic!("expected separated, got {other:?}"),
+    }
+}
+
+#[test]
+fn cube_inside_cube() {
+    let a = boxp([-1.0; 3], [1.0; 3]);
+    let b = boxp([-0.2, -0.1, 0.0], [0.1, 0.2, 0.3]);
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert!(close(c.volume, 0.027, 1e-12), "{}", c.volume);
+    assert!(close(c.area, 0.27, 1e-12), "{}", c.area);
+    assert!(c.conditioning < 1e-9, "conditioning {}", c.conditioning);
+    // And a slightly offset, non-cubic inner body: still badly conditioned.
+    let b = boxp([-0.2, -0.1, 0.0], [0.1, 0.25, 0.3]);
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert!(close(c.volume, 0.3 * 0.35 * 0.3, 1e-12), "{}", c.volume);
+    assert!(c.conditioning < 1e-9, "conditioning {}", c.conditioning);
+}
