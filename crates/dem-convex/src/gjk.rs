@@ -57,6 +57,19 @@ fn affine_min(pts: &[Vector3<f64>]) -> Option<[f64; 4]> {
         }
         rhs[i] = -ei.dot(&y0);
     }
+    // Reject (nearly) affinely dependent subsets by their sine-volume: an edge of
+    // zero length, a triangle with a sine below 1e-10, a tetrahedron flatter than
+    // 1e-10. Solving their Gram systems gives garbage weights.
+    let e: Vec<Vector3<f64>> = (1..n).map(|i| pts[i] - y0).collect();
+    let lens: f64 = e.iter().map(|x| x.norm()).product();
+    let volume = match m {
+        1 => e[0].norm(),
+        2 => e[0].cross(&e[1]).norm(),
+        _ => e[0].dot(&e[1].cross(&e[2])).abs(),
+    };
+    if volume.is_nan() || volume <= 1e-10 * lens {
+        return None;
+    }
     let mu = g.lu().solve(&rhs)?;
     if !mu.iter().all(|x| x.is_finite()) {
         return None;
