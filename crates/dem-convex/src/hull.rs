@@ -28,6 +28,9 @@ pub struct Hull {
 
 /// Exact orientation: positive if `d` is on the inner side of the counter-clockwise
 /// (seen from outside) triangle `a, b, c`, negative if outside, zero if coplanar.
+/// Exact while the products of coordinate differences neither overflow nor
+/// underflow (coordinates between about 1e-75 and 1e75); [`convex_hull`] scales its
+/// input by a power of two first, so it has no such limit.
 pub fn orient(a: &Point3<f64>, b: &Point3<f64>, c: &Point3<f64>, d: &Point3<f64>) -> f64 {
     let k = |p: &Point3<f64>| Coord3D {
         x: p.x,
