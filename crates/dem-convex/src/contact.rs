@@ -94,15 +94,25 @@ pub fn contact(
         Err(e) => return Err(e),
     };
     let poly = &inter.polyhedron;
-    let mut area = 0.0;
+    let faces: Vec<(f64, Point3<f64>)> = poly
+        .faces()
+        .iter()
+        .map(|f| polygon_area_centroid(poly.vertices(), &f.vertices))
+        .collect();
+    let area: f64 = faces.iter().map(|(af, _)| af).sum();
+    if area.is_nan() || area <= 0.0 {
+        return Err(IntersectionError::Degenerate(
+            "intersection without surface".into(),
+        ));
+    }
     let mut moment = Vector3::zeros();
     let mut n = Vector3::zeros();
     let mut weight = 0.0;
-    for (f, src) in poly.faces().iter().zip(&inter.sources) {
-        let (af, cf) = polygon_area_centroid(poly.vertices(), &f.vertices);
-        area += af;
-        moment += af * cf.coords;
-        let w = af * af;
+    for ((af, cf), (f, src)) in faces.iter().zip(poly.faces().iter().zip(&inter.sources)) {
+        moment += (*af / area) * cf.coords;
+        // Weights a_f² taken relative to the total area: same direction and
+        // conditioning, no underflow for tiny bodies.
+        let w = (af / area).powi(2);
         weight += w;
         match (src.a, src.b) {
             (Some(_), None) => n += w * f.normal,
@@ -110,12 +120,7 @@ pub fn contact(
             _ => {}
         }
     }
-    if area.is_nan() || area <= 0.0 {
-        return Err(IntersectionError::Degenerate(
-            "intersection without surface".into(),
-        ));
-    }
-    let point = Point3::from(moment / area);
+    let point = Point3::from(moment);
     let len = n.norm();
     let conditioning = if weight > 0.0 { len / weight } else { 0.0 };
     let normal = if len > 0.0 && conditioning > 1e-12 {

@@ -133,10 +133,19 @@ fn closest_on_simplex(simplex: &mut Vec<Vert>) -> (Vector3<f64>, Vec<f64>) {
 
 /// GJK distance between two convex polyhedra given in the same frame.
 pub fn gjk_distance(a: &Polyhedron, b: &Polyhedron) -> Proximity {
-    let scale = a.diameter().max(b.diameter());
+    // Work relative to a vertex of A and in units of the larger body, so that tiny or
+    // huge models neither underflow nor overflow the Gram systems.
+    let size = a.diameter().max(b.diameter());
+    let o = a.vertices()[0].coords;
+    let inv = if size > 0.0 && size.is_finite() {
+        1.0 / size
+    } else {
+        1.0
+    };
+    let scale = 1.0f64;
     let support = |d: &Vector3<f64>| {
-        let pa = a.support(d).1.coords;
-        let pb = b.support(&-d).1.coords;
+        let pa = (a.support(d).1.coords - o) * inv;
+        let pb = (b.support(&-d).1.coords - o) * inv;
         Vert {
             w: pa - pb,
             a: pa,
@@ -183,11 +192,15 @@ pub fn gjk_distance(a: &Polyhedron, b: &Polyhedron) -> Proximity {
         pa += l * s.a;
         pb += l * s.b;
     }
-    let distance = if simplex.len() == 4 { 0.0 } else { v.norm() };
+    let distance = if simplex.len() == 4 {
+        0.0
+    } else {
+        v.norm() / inv
+    };
     Proximity {
         distance,
-        point_a: pa.into(),
-        point_b: pb.into(),
+        point_a: (pa / inv + o).into(),
+        point_b: (pb / inv + o).into(),
         iterations,
     }
 }

@@ -228,3 +228,66 @@ pub fn chebyshev_centre(a: &Polyhedron, b: &Polyhedron) -> Result<ChebyshevCentr
         active,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{cube, rock};
+    use nalgebra::{Isometry3, Vector3};
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+
+    /// Strong duality certifies the optimum: λ >= 0, Σλ nᵢ = 0, Σλ = 1 and
+    /// Σλ dᵢ(x) equals the achieved radius.
+    #[test]
+    fn dual_certificate() {
+        let mut rng = Pcg64::seed_from_u64(7);
+        for trial in 0..2000 {
+            let a = rock(
+                rng.random(),
+                rng.random_range(8..30),
+                Vector3::new(1.0, 0.7, 0.4),
+            )
+            .unwrap();
+            let b = if trial % 3 == 0 {
+                cube(1.0).unwrap()
+            } else {
+                rock(
+                    rng.random(),
+                    rng.random_range(8..30),
+                    Vector3::new(0.5, 0.7, 0.9),
+                )
+                .unwrap()
+            };
+            let t = Vector3::new(
+                rng.random_range(-1.5..1.5),
+                rng.random_range(-1.5..1.5),
+                rng.random_range(-1.0..1.0),
+            );
+            let b = b.transformed(&Isometry3::new(
+                t,
+                Vector3::new(rng.random(), rng.random(), rng.random()),
+            ));
+            let c = chebyshev_centre(&a, &b).unwrap();
+            let (mut sn, mut sl, mut sd) = (Vector3::zeros(), 0.0, 0.0);
+            for &(body, i, l) in &c.active {
+                let f = if body == 0 {
+                    &a.faces()[i]
+                } else {
+                    &b.faces()[i]
+                };
+                assert!(l >= 0.0);
+                sn += l * f.normal;
+                sl += l;
+                sd += l * (f.offset - f.normal.dot(&c.point.coords));
+            }
+            assert!(sn.norm() < 1e-9, "trial {trial}: Σλn = {sn}");
+            assert!((sl - 1.0).abs() < 1e-9, "trial {trial}: Σλ = {sl}");
+            assert!(
+                (sd - c.radius).abs() < 1e-9,
+                "trial {trial}: bound {sd} vs radius {}",
+                c.radius
+            );
+        }
+    }
+}

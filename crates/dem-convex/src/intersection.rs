@@ -120,7 +120,9 @@ pub fn intersect(
                 "interior point not inside a plane (h = {h:e})"
             )));
         }
-        let q = f.normal / h;
+        // Polar point in units of the inscribed radius (|q| <= 1), so that tiny or
+        // huge models stay in range.
+        let q = f.normal * (centre.radius / h);
         let qn = q.norm();
         if let Some(p) = planes
             .iter_mut()
@@ -159,7 +161,7 @@ pub fn intersect(
                 crate::ConvexError::HullFailure("interior point not inside the polar hull".into()),
             ));
         }
-        vertices.push(Point3::from(x + m / e));
+        vertices.push(Point3::from(x + m * (centre.radius / e)));
     }
     // Faces around each polar vertex: next face across the outgoing edge's twin.
     let mut edge_face: HashMap<(usize, usize), usize> = HashMap::new();

@@ -43,14 +43,18 @@ impl MassProperties {
             o += v.coords;
         }
         o /= verts.len() as f64;
+        // Integrate in units of the body size l (then volume × l³, centroid × l,
+        // inertia × l⁵), so that tiny or huge bodies neither underflow nor overflow.
+        let l = poly.diameter();
+        let l = if l > 0.0 && l.is_finite() { l } else { 1.0 };
         let mut vol6 = 0.0; // 6 × volume
         let mut first = Vector3::zeros(); // 24 × ∫ x dV
         let mut second = Matrix3::zeros(); // 120 × ∫ x xᵀ dV
         for f in poly.faces() {
-            let a = verts[f.vertices[0]].coords - o;
+            let a = (verts[f.vertices[0]].coords - o) / l;
             for k in 1..f.vertices.len() - 1 {
-                let b = verts[f.vertices[k]].coords - o;
-                let c = verts[f.vertices[k + 1]].coords - o;
+                let b = (verts[f.vertices[k]].coords - o) / l;
+                let c = (verts[f.vertices[k + 1]].coords - o) / l;
                 let det = a.dot(&b.cross(&c));
                 let s = a + b + c;
                 vol6 += det;
@@ -67,9 +71,9 @@ impl MassProperties {
         let cov = second / 120.0 - volume * c_rel * c_rel.transpose();
         let inertia = Matrix3::identity() * cov.trace() - cov;
         MassProperties {
-            volume,
-            centroid: (o + c_rel).into(),
-            inertia,
+            volume: volume * l.powi(3),
+            centroid: (o + c_rel * l).into(),
+            inertia: inertia * l.powi(5),
         }
     }
 

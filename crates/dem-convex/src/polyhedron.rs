@@ -42,12 +42,19 @@ pub(crate) fn polygon_plane(points: &[Point3<f64>], idx: &[usize]) -> Option<(Ve
         let b = points[idx[(k + 1) % n]].coords - c;
         nrm += a.cross(&b);
     }
-    let len = nrm.norm();
-    if (len.is_nan() || len <= 0.0) || !len.is_finite() {
+    let nrm = safe_normalize(&nrm)?;
+    Some((nrm, nrm.dot(&c)))
+}
+
+/// Unit vector along `v`, without underflow or overflow of the squared norm for tiny
+/// or huge `v`; `None` for a zero or non-finite vector.
+pub(crate) fn safe_normalize(v: &Vector3<f64>) -> Option<Vector3<f64>> {
+    let m = v.amax();
+    if m.is_nan() || m <= 0.0 || !m.is_finite() {
         return None;
     }
-    let nrm = nrm / len;
-    Some((nrm, nrm.dot(&c)))
+    let w = v / m;
+    Some(w / w.norm())
 }
 
 impl Polyhedron {
@@ -309,17 +316,21 @@ impl Polyhedron {
 
     /// Signed volume from the surface (length³); positive for outward faces.
     pub(crate) fn signed_volume(&self) -> f64 {
+        // In units of the body size l, so that tiny or huge bodies neither underflow
+        // nor overflow the triple products.
         let o = self.vertices[0].coords;
+        let l = self.diameter();
+        let l = if l > 0.0 && l.is_finite() { l } else { 1.0 };
         let mut v = 0.0;
         for f in &self.faces {
-            let a = self.vertices[f.vertices[0]].coords - o;
+            let a = (self.vertices[f.vertices[0]].coords - o) / l;
             for k in 1..f.vertices.len() - 1 {
-                let b = self.vertices[f.vertices[k]].coords - o;
-                let c = self.vertices[f.vertices[k + 1]].coords - o;
+                let b = (self.vertices[f.vertices[k]].coords - o) / l;
+                let c = (self.vertices[f.vertices[k + 1]].coords - o) / l;
                 v += a.dot(&b.cross(&c));
             }
         }
-        v / 6.0
+        v / 6.0 * l.powi(3)
     }
 
     /// Area of face `i` (length²).
@@ -356,11 +367,9 @@ pub(crate) fn polygon_area_centroid(points: &[Point3<f64>], idx: &[usize]) -> (f
         let b = points[idx[(k + 1) % n]].coords - m;
         area_vec += a.cross(&b);
     }
-    let len = area_vec.norm();
-    if len == 0.0 {
+    let Some(u) = safe_normalize(&area_vec) else {
         return (0.0, m.into());
-    }
-    let u = area_vec / len;
+    };
     for k in 0..n {
         let a = points[idx[k]].coords;
         let b = points[idx[(k + 1) % n]].coords;

@@ -82,3 +82,68 @@ pub fn sparsify(
     }
     keep
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(id: u64, bodies: (usize, usize), x: f64, area: f64, is_new: bool) -> SparsifyCandidate {
+        SparsifyCandidate {
+            id,
+            bodies,
+            point: Point3::new(x, 0.0, 0.0),
+            area,
+            is_new,
+        }
+    }
+
+    const P: SparsifyParams = SparsifyParams {
+        threshold: 0.01,
+        minarea: 1e-6,
+        mindist: 1e-3,
+    };
+
+    #[test]
+    fn small_area_goes() {
+        let c = [
+            cand(1, (0, 1), 0.0, 1e-7, true),
+            cand(2, (0, 2), 1.0, 1e-7, false),
+        ];
+        assert_eq!(
+            sparsify(&c, &P, |_, _| false),
+            vec![false, true],
+            "only new contacts are deleted"
+        );
+    }
+
+    #[test]
+    fn dominated_adjacent_goes_only_if_adjacent() {
+        let c = [
+            cand(1, (0, 1), 0.0, 1.0, false),
+            cand(2, (0, 1), 0.5, 0.001, true),
+        ];
+        assert_eq!(sparsify(&c, &P, |_, _| true), vec![true, false]);
+        assert_eq!(sparsify(&c, &P, |_, _| false), vec![true, true]);
+        // No shared body: never compared.
+        let c = [
+            cand(1, (0, 1), 0.0, 1.0, false),
+            cand(2, (2, 3), 0.0, 0.001, true),
+        ];
+        assert_eq!(sparsify(&c, &P, |_, _| true), vec![true, true]);
+    }
+
+    #[test]
+    fn close_points_keep_one_deterministically() {
+        let c = [
+            cand(7, (0, 1), 0.0, 1.0, true),
+            cand(3, (1, 2), 0.0005, 1.0, true),
+        ];
+        // id 3 is examined first and goes; id 7 then has no surviving close neighbour.
+        assert_eq!(sparsify(&c, &P, |_, _| false), vec![true, false]);
+        let far = [
+            cand(7, (0, 1), 0.0, 1.0, true),
+            cand(3, (1, 2), 0.01, 1.0, true),
+        ];
+        assert_eq!(sparsify(&far, &P, |_, _| false), vec![true, true]);
+    }
+}

@@ -143,3 +143,73 @@ fn cube_inside_cube() {
     assert!(close(c.volume, 0.3 * 0.35 * 0.3, 1e-12), "{}", c.volume);
     assert!(c.conditioning < 1e-9, "conditioning {}", c.conditioning);
 }
+
+#[test]
+fn touching_variants() {
+    let a = boxp([0.0; 3], [1.0; 3]);
+    // Partial face overlap.
+    let b = boxp([0.5, 0.5, 1.0], [1.5, 1.5, 2.0]);
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert_eq!(c.kind, ContactKind::Touching);
+    assert!(
+        close(c.area, 0.25, 1e-12) && (c.point - Point3::new(0.75, 0.75, 1.0)).norm() < 1e-12,
+        "{c:?}"
+    );
+    assert!((c.normal - Vector3::z()).norm() < 1e-12);
+    // Penetration below epsilon is still touching, and B below A flips the normal.
+    let b = a.translated(&Vector3::new(0.0, 0.0, -(1.0 - 1e-8)));
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert_eq!(c.kind, ContactKind::Touching);
+    assert!(
+        (c.normal + Vector3::z()).norm() < 1e-12 && close(c.area, 1.0, 1e-9),
+        "{c:?}"
+    );
+    assert!(close(c.gap, -1e-8, 1e-15), "{}", c.gap);
+    // An edge of a cube rotated 45 degrees about x resting on the top face.
+    let h = 0.5 * 2f64.sqrt();
+    let iso = Isometry3::new(
+        Vector3::new(0.5, 0.5, 1.0 + h),
+        Vector3::x() * std::f64::consts::FRAC_PI_4,
+    );
+    let b = boxp([-0.5; 3], [0.5; 3]).transformed(&iso);
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert_eq!(c.kind, ContactKind::Touching);
+    assert!((c.normal - Vector3::z()).norm() < 1e-9, "{}", c.normal);
+    assert!(c.area.abs() < 1e-12);
+    assert!(
+        (c.point.z - 1.0).abs() < 1e-6 && c.point.x > -1e-9 && c.point.x < 1.0 + 1e-9,
+        "{}",
+        c.point
+    );
+    // A vertex of a tetrahedron on the top face.
+    let t = corner_tetrahedron(1.0).unwrap();
+    let t = Polyhedron::from_points(
+        &t.vertices()
+            .iter()
+            .map(|v| Point3::new(0.3 + v.x, 0.3 + v.y, 1.0 + v.z))
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let c = contact(&a, &t, &opts()).unwrap();
+    assert_eq!(c.kind, ContactKind::Touching);
+    assert!((c.normal - Vector3::z()).norm() < 1e-9, "{}", c.normal);
+    // The tetrahedron's bottom face lies on z = 1: the square [.3,1]² less the
+    // corner beyond x + y = 1.6 (legs 0.4), area 0.49 - 0.08.
+    assert!((c.point.z - 1.0).abs() < 1e-12, "{}", c.point);
+    assert!(close(c.area, 0.41, 1e-12), "{}", c.area);
+    // A true vertex contact: a tetrahedron standing on its apex.
+    let apex = Polyhedron::from_points(&[
+        Point3::new(0.5, 0.5, 1.0),
+        Point3::new(0.0, 0.0, 2.0),
+        Point3::new(1.0, 0.0, 2.0),
+        Point3::new(0.5, 1.0, 2.0),
+    ])
+    .unwrap();
+    let c = contact(&a, &apex, &opts()).unwrap();
+    assert_eq!(c.kind, ContactKind::Touching);
+    assert!((c.normal - Vector3::z()).norm() < 1e-9, "{}", c.normal);
+    assert!(
+        c.area == 0.0 && (c.point - Point3::new(0.5, 0.5, 1.0)).norm() < 1e-6,
+        "{c:?}"
+    );
+}
