@@ -1,1 +1,112 @@
-fn main() {}
+//! Nanoseconds per cube-cube intersection and contact, overlapping and separated,
+//! and per rock-rock contact. Run with `cargo bench -p dem-convex`.
+
+use dem_convex::generate::{cube, rock};
+use dem_convex::{contact, intersect, ContactOptions, Polyhedron};
+use nalgebra::{Isometry3, UnitQuaternion, Vector3};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use std::hint::black_box;
+use std::time::Instant;
+
+fn pairs(
+    shape: &dyn Fn(&mut Pcg64) -> Polyhedron,
+    offset: f64,
+    n: usize,
+    seed: u64,
+) -> Vec<(Polyhedron, Polyhedron)> {
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let rot = |rng: &mut Pcg64| {
+        UnitQuaternion::from_scaled_axis(
+            Vector3::new(rng.random(), rng.random(), rng.random()) * 3.0,
+        )
+    };
+    (0..n)
+        .map(|_| {
+            let a = shape(&mut rng).transformed(&Isometry3::from_parts(
+                Vector3::zeros().into(),
+                rot(&mut rng),
+            ));
+            let dir = Vector3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            )
+            .normalize();
+            let b = shape(&mut rng)
+                .transformed(&Isometry3::from_parts((dir * offset).into(), rot(&mut rng)));
+            (a, b)
+        })
+        .collect()
+}
+
+fn time(
+    name: &str,
+    set: &[(Polyhedron, Polyhedron)],
+    f: &dyn Fn(&Polyhedron, &Polyhedron) -> bool,
+) {
+    // DEM_BENCH_FILTER=substring runs only the matching lines (for profiling).
+    if let Ok(filter) = std::env::var("DEM_BENCH_FILTER") {
+        if !name.contains(&filter) {
+            return;
+        }
+    }
+    // Warm up, then repeat the set until at least 0.5 s has passed.
+    let mut hits = 0;
+    for (a, b) in set {
+        hits += usize::from(f(a, b));
+    }
+    let start = Instant::now();
+    let mut calls = 0u64;
+    while start.elapsed().as_secs_f64() < 0.5 {
+        for (a, b) in set {
+            black_box(f(black_box(a), black_box(b)));
+        }
+        calls += set.len() as u64;
+    }
+    let ns = start.elapsed().as_nanos() as f64 / calls as f64;
+    println!(
+        "{name:<40} {ns:>9.0} ns/call   ({hits}/{} pairs in contact)",
+        set.len()
+    );
+}
+
+fn main() {
+    let opts = ContactOptions::for_size(1.0);
+    let cubes = |_: &mut Pcg64| cube(1.0).unwrap();
+    let rocks = |rng: &mut Pcg64| rock(rng.random(), 30, Vector3::new(0.6, 0.5, 0.4)).unwrap();
+    let overlapping = pairs(&cubes, 0.6, 1000, 1);
+    let separated = pairs(&cubes, 2.0, 1000, 2);
+    let rock_pairs = pairs(&rocks, 0.6, 1000, 3);
+    time("cube-cube intersect, overlapping", &overlapping, &|a, b| {
+        intersect(a, b, 1e-6).is_ok()
+    });
+    time("cube-cube contact, overlapping", &overlapping, &|a, b| {
+        contact(a, b, &opts).is_ok()
+    });
+    time("cube-cube contact, separated", &separated, &|a, b| {
+        contact(a, b, &opts).is_ok()
+    });
+    time(
+        "rock-rock contact (30-point hulls)",
+        &rock_pairs,
+        &|a, b| contact(a, b, &opts).is_ok(),
+    );
+    // The stages of an overlapping cube-cube intersection.
+    time("  stage: GJK", &overlapping, &|a, b| {
+        dem_convex::gjk_distance(a, b).distance > 0.0
+    });
+    time("  stage: Chebyshev centre LP", &overlapping, &|a, b| {
+        dem_convex::chebyshev_centre(a, b).is_ok()
+    });
+    time("  stage: hull of 12 polar points", &overlapping, &|a, b| {
+        let c = dem_convex::chebyshev_centre(a, b).unwrap();
+        let q: Vec<nalgebra::Point3<f64>> = a
+            .faces()
+            .iter()
+            .chain(b.faces())
+            .map(|f| (f.normal * (c.radius / (f.offset - f.normal.dot(&c.point.coords)))).into())
+            .collect();
+        dem_convex::convex_hull(&q).is_ok()
+    });
+}

@@ -8,7 +8,7 @@
 //! come out of the same barycentric coordinates.
 
 use crate::polyhedron::Polyhedron;
-use nalgebra::{Matrix3, Point3, Vector3};
+use nalgebra::{Point3, Vector3};
 
 /// Result of a distance query.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,47 +40,50 @@ struct Vert {
 /// Closest point to the origin of the affine hull of `pts` (`pts.len()` in 1..=4);
 /// returns barycentric coordinates if the system is regular.
 fn affine_min(pts: &[Vector3<f64>]) -> Option<[f64; 4]> {
-    let n = pts.len();
-    let mut lam = [0.0; 4];
-    if n == 1 {
-        lam[0] = 1.0;
-        return Some(lam);
-    }
+    // Subsets that are (nearly) affinely dependent are rejected by their sine-volume:
+    // an edge of zero length, a triangle with a sine below 1e-10, a tetrahedron
+    // flatter than 1e-10. Their systems would give garbage weights.
+    const FLAT: f64 = 1e-10;
     let y0 = pts[0];
-    let m = n - 1;
-    let mut g = Matrix3::identity();
-    let mut rhs = Vector3::zeros();
-    for i in 0..m {
-        let ei = pts[i + 1] - y0;
-        for j in 0..m {
-            g[(i, j)] = ei.dot(&(pts[j + 1] - y0));
+    let lam = match pts.len() {
+        1 => [1.0, 0.0, 0.0, 0.0],
+        2 => {
+            let e = pts[1] - y0;
+            let ee = e.dot(&e);
+            if ee.is_nan() || ee <= 0.0 {
+                return None;
+            }
+            let t = -y0.dot(&e) / ee;
+            [1.0 - t, t, 0.0, 0.0]
         }
-        rhs[i] = -ei.dot(&y0);
-    }
-    // Reject (nearly) affinely dependent subsets by their sine-volume: an edge of
-    // zero length, a triangle with a sine below 1e-10, a tetrahedron flatter than
-    // 1e-10. Solving their Gram systems gives garbage weights.
-    let e: Vec<Vector3<f64>> = (1..n).map(|i| pts[i] - y0).collect();
-    let lens: f64 = e.iter().map(|x| x.norm()).product();
-    let volume = match m {
-        1 => e[0].norm(),
-        2 => e[0].cross(&e[1]).norm(),
-        _ => e[0].dot(&e[1].cross(&e[2])).abs(),
+        3 => {
+            let (e1, e2) = (pts[1] - y0, pts[2] - y0);
+            let c = e1.cross(&e2);
+            if c.norm().is_nan() || c.norm() <= FLAT * e1.norm() * e2.norm() {
+                return None;
+            }
+            // Normal equations of the plane, by Cramer's rule (det = |e1 × e2|²).
+            let (g11, g12, g22) = (e1.dot(&e1), e1.dot(&e2), e2.dot(&e2));
+            let (r1, r2) = (-e1.dot(&y0), -e2.dot(&y0));
+            let det = c.norm_squared();
+            let m1 = (r1 * g22 - r2 * g12) / det;
+            let m2 = (g11 * r2 - g12 * r1) / det;
+            [1.0 - m1 - m2, m1, m2, 0.0]
+        }
+        _ => {
+            let (e1, e2, e3) = (pts[1] - y0, pts[2] - y0, pts[3] - y0);
+            let d = e1.dot(&e2.cross(&e3));
+            if d.is_nan() || d.abs() <= FLAT * e1.norm() * e2.norm() * e3.norm() {
+                return None;
+            }
+            // Barycentric coordinates of the origin by Cramer's rule.
+            let m1 = -y0.dot(&e2.cross(&e3)) / d;
+            let m2 = -e1.dot(&y0.cross(&e3)) / d;
+            let m3 = -e1.dot(&e2.cross(&y0)) / d;
+            [1.0 - m1 - m2 - m3, m1, m2, m3]
+        }
     };
-    if volume.is_nan() || volume <= 1e-10 * lens {
-        return None;
-    }
-    let mu = g.lu().solve(&rhs)?;
-    if !mu.iter().all(|x| x.is_finite()) {
-        return None;
-    }
-    let mut s = 0.0;
-    for i in 0..m {
-        lam[i + 1] = mu[i];
-        s += mu[i];
-    }
-    lam[0] = 1.0 - s;
-    Some(lam)
+    lam.iter().all(|x| x.is_finite()).then_some(lam)
 }
 
 /// Johnson's sub-algorithm by enumeration: keeps the best sub-simplex in `simplex`

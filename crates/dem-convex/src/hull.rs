@@ -117,10 +117,18 @@ fn count_distinct(p: &[Point3<f64>]) -> usize {
 /// Four affinely independent points, found with exact predicates, ordered so that
 /// `orient(p0, p1, p2, p3) > 0`.
 fn initial_simplex(p: &[Point3<f64>]) -> Result<[usize; 4], ConvexError> {
-    let distinct = count_distinct(p);
-    if distinct < 4 {
-        return Err(ConvexError::TooFewPoints { count: distinct });
-    }
+    initial_simplex_inner(p).map_err(|e| {
+        // Fewer than four distinct points is the more telling diagnosis.
+        let distinct = count_distinct(p);
+        if distinct < 4 {
+            ConvexError::TooFewPoints { count: distinct }
+        } else {
+            e
+        }
+    })
+}
+
+fn initial_simplex_inner(p: &[Point3<f64>]) -> Result<[usize; 4], ConvexError> {
     let i0 = (0..p.len())
         .min_by(|&a, &b| p[a].x.total_cmp(&p[b].x))
         .unwrap_or(0);
@@ -189,6 +197,8 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
     let mut visible = Vec::new();
     let mut stack = Vec::new();
     let mut mark = vec![false; tris.len()];
+    // New face starting at each horizon vertex (reset after each step).
+    let mut by_start = vec![usize::MAX; p.len()];
     let max_iterations = 4 * p.len() + 16;
     let mut iterations = 0;
     while let Some(t) = pending.pop() {
@@ -233,20 +243,21 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
         }
         // The horizon must be one simple cycle: each vertex starts exactly one edge.
         let first_new = tris.len();
-        let mut by_start = std::collections::HashMap::with_capacity(horizon.len());
         for (i, &(u, _, _, _)) in horizon.iter().enumerate() {
-            if by_start.insert(u, first_new + i).is_some() {
+            if by_start[u] != usize::MAX {
                 return Err(ConvexError::HullFailure(
                     "horizon is not a simple cycle".into(),
                 ));
             }
+            by_start[u] = first_new + i;
         }
         for &(u, v, g, f) in &horizon {
             let mut nt = Tri::new([u, v, eye], &p);
             nt.nbr[0] = g;
-            nt.nbr[1] = *by_start
-                .get(&v)
-                .ok_or_else(|| ConvexError::HullFailure("open horizon".into()))?;
+            nt.nbr[1] = by_start[v];
+            if nt.nbr[1] == usize::MAX {
+                return Err(ConvexError::HullFailure("open horizon".into()));
+            }
             let id = tris.len();
             // Relink the outer neighbour from the dead face to the new one.
             for k in 0..3 {
@@ -258,11 +269,11 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
         }
         // Edge eye -> u of (u, v, eye) borders the new face ending at u, i.e. (w, u, eye).
         for i in first_new..tris.len() {
-            let u = tris[i].v[0];
-            let prev = (first_new..tris.len())
-                .find(|&j| tris[j].v[1] == u)
-                .ok_or_else(|| ConvexError::HullFailure("open horizon".into()))?;
-            tris[i].nbr[2] = prev;
+            let next = by_start[tris[i].v[1]];
+            tris[next].nbr[2] = i;
+        }
+        for &(u, _, _, _) in &horizon {
+            by_start[u] = usize::MAX;
         }
         // Retire visible faces and hand their outside points to the new faces.
         let mut orphans = Vec::new();
@@ -293,16 +304,13 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
 
 /// Neighbour links of a closed triangle set by matching twin edges.
 fn link_all(tris: &mut [Tri]) -> Result<(), ConvexError> {
-    let mut edges = std::collections::HashMap::new();
-    for (t, tri) in tris.iter().enumerate() {
+    for t in 0..tris.len() {
         for k in 0..3 {
-            edges.insert((tri.v[k], tri.v[(k + 1) % 3]), t);
-        }
-    }
-    for tri in tris.iter_mut() {
-        for k in 0..3 {
-            let (u, v) = (tri.v[k], tri.v[(k + 1) % 3]);
-            tri.nbr[k] = *edges.get(&(v, u)).ok_or(ConvexError::NotClosed(u, v))?;
+            let (u, v) = (tris[t].v[k], tris[t].v[(k + 1) % 3]);
+            let twin = (0..tris.len())
+                .find(|&g| (0..3).any(|j| tris[g].v[j] == v && tris[g].v[(j + 1) % 3] == u))
+                .ok_or(ConvexError::NotClosed(u, v))?;
+            tris[t].nbr[k] = twin;
         }
     }
     Ok(())
@@ -311,7 +319,12 @@ fn link_all(tris: &mut [Tri]) -> Result<(), ConvexError> {
 /// Exact check: no point outside any triangle, and V - E + F = 2 for the triangles.
 fn validate(p: &[Point3<f64>], triangles: &[[usize; 3]]) -> Result<(), ConvexError> {
     for t in triangles {
-        for q in p {
+        for (i, q) in p.iter().enumerate() {
+            // A triangle's own corners are trivially on it (and would take the
+            // predicate's slowest exact path).
+            if t.contains(&i) {
+                continue;
+            }
             if orient(&p[t[0]], &p[t[1]], &p[t[2]], q) < 0.0 {
                 return Err(ConvexError::HullFailure(format!(
                     "a point is outside triangle {t:?}"
@@ -365,56 +378,69 @@ fn merge_coplanar(
             }
         }
     }
-    // Boundary edges of each group, chained into one cycle.
-    let mut groups: std::collections::BTreeMap<usize, Vec<(usize, usize)>> = Default::default();
+    // Walk the boundary of each group: from a boundary edge ending at v, turn about
+    // v through the group's triangles to the next boundary edge starting at v.
+    let root: Vec<usize> = (0..tris.len()).map(|t| find(&mut parent, t)).collect();
+    let boundary = |t: usize, k: usize| root[tris[t].nbr[k]] != root[t];
+    let mut visited = vec![false; 3 * tris.len()];
+    let mut faces: Vec<Vec<usize>> = Vec::new();
+    let mut roots_seen = Vec::new();
+    let guard = 3 * tris.len() + 3;
+    let broken = |s: &str| ConvexError::HullFailure(s.into());
     for &t in alive {
-        let r = find(&mut parent, t);
         for k in 0..3 {
-            let g = tris[t].nbr[k];
-            if find(&mut parent, g) != r {
-                groups
-                    .entry(r)
-                    .or_default()
-                    .push((tris[t].v[k], tris[t].v[(k + 1) % 3]));
+            if !boundary(t, k) || visited[3 * t + k] {
+                continue;
             }
+            roots_seen.push(root[t]);
+            let mut poly = Vec::new();
+            let (mut ct, mut ck) = (t, k);
+            loop {
+                visited[3 * ct + ck] = true;
+                poly.push(tris[ct].v[ck]);
+                let v = tris[ct].v[(ck + 1) % 3];
+                let (mut tt, mut kk) = (ct, (ck + 1) % 3);
+                let mut steps = 0;
+                while !boundary(tt, kk) {
+                    let w = tris[tt].v[(kk + 1) % 3];
+                    let g = tris[tt].nbr[kk];
+                    let j = (0..3)
+                        .find(|&j| tris[g].v[j] == w && tris[g].v[(j + 1) % 3] == v)
+                        .ok_or_else(|| broken("neighbour without twin edge"))?;
+                    tt = g;
+                    kk = (j + 1) % 3;
+                    steps += 1;
+                    if steps > guard {
+                        return Err(broken("face boundary walk does not end"));
+                    }
+                }
+                (ct, ck) = (tt, kk);
+                if (ct, ck) == (t, k) {
+                    break;
+                }
+                if poly.len() > guard || visited[3 * ct + ck] {
+                    return Err(broken("face boundary not a cycle"));
+                }
+            }
+            faces.push(poly);
         }
     }
-    let mut faces = Vec::with_capacity(groups.len());
-    for (_, edges) in groups {
-        let next: std::collections::HashMap<usize, usize> = edges.iter().copied().collect();
-        if next.len() != edges.len() {
-            return Err(ConvexError::HullFailure("face boundary not simple".into()));
-        }
-        let start = edges[0].0;
-        let mut poly = vec![start];
-        let mut cur = next[&start];
-        while cur != start {
-            if poly.len() > edges.len() {
-                return Err(ConvexError::HullFailure("face boundary not a cycle".into()));
-            }
-            poly.push(cur);
-            cur = *next
-                .get(&cur)
-                .ok_or_else(|| ConvexError::HullFailure("face boundary open".into()))?;
-        }
-        if poly.len() != edges.len() {
-            return Err(ConvexError::HullFailure(
-                "face boundary has several cycles".into(),
-            ));
-        }
-        faces.push(poly);
+    roots_seen.sort_unstable();
+    roots_seen.dedup();
+    if roots_seen.len() != faces.len() {
+        return Err(broken("a face boundary has several cycles"));
     }
     // Vertices on exactly two polygons lie on an edge of the hull: drop them.
-    let mut degree = std::collections::HashMap::new();
+    let mut degree = vec![0u32; p.len()];
     for f in &faces {
         for &v in f {
-            *degree.entry(v).or_insert(0usize) += 1;
+            degree[v] += 1;
         }
     }
     for f in &mut faces {
-        f.retain(|v| degree[v] >= 3);
+        f.retain(|&v| degree[v] >= 3);
         if f.len() < 3 {
-            return Err(ConvexError::HullFailure("face lost its corners".into()));
+            return Err(broken("face lost its corners"));
         }
     }
     Ok(faces)

@@ -19,7 +19,6 @@ use crate::hull::convex_hull;
 use crate::interior::{chebyshev_centre, ChebyshevCentre};
 use crate::polyhedron::{polygon_plane, Face, Polyhedron};
 use nalgebra::{Point3, Vector3};
-use std::collections::HashMap;
 
 /// Relative tolerance under which two polar points (planes) are one plane:
 /// `|q_i - q_j| <= MERGE_TOLERANCE · max(|q_i|, |q_j|)`.
@@ -164,25 +163,35 @@ pub fn intersect(
         vertices.push(Point3::from(x + m * (centre.radius / e)));
     }
     // Faces around each polar vertex: next face across the outgoing edge's twin.
-    let mut edge_face: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut edge_face: Vec<(usize, usize, usize)> = Vec::new();
     for (fi, f) in hull.faces.iter().enumerate() {
         for k in 0..f.len() {
-            edge_face.insert((f[k], f[(k + 1) % f.len()]), fi);
+            edge_face.push((f[k], f[(k + 1) % f.len()], fi));
         }
     }
-    let mut around: HashMap<usize, usize> = HashMap::new(); // polar vertex -> one face
+    edge_face.sort_unstable();
+    let face_of_edge = |u: usize, v: usize| {
+        edge_face
+            .binary_search_by(|&(a, b, _)| (a, b).cmp(&(u, v)))
+            .ok()
+            .map(|i| edge_face[i].2)
+    };
+    let mut around = vec![usize::MAX; polar.len()]; // polar vertex -> one face
     for (fi, f) in hull.faces.iter().enumerate() {
         for &v in f {
-            around.entry(v).or_insert(fi);
+            if around[v] == usize::MAX {
+                around[v] = fi;
+            }
         }
     }
-    let mut keys: Vec<usize> = around.keys().copied().collect();
-    keys.sort_unstable();
+    let keys: Vec<usize> = (0..polar.len())
+        .filter(|&k| around[k] != usize::MAX)
+        .collect();
     let mut faces = Vec::with_capacity(keys.len());
     let mut sources = Vec::with_capacity(keys.len());
     let fail = |s: &str| IntersectionError::HullFailure(crate::ConvexError::HullFailure(s.into()));
     for k in keys {
-        let start = around[&k];
+        let start = around[k];
         let mut cycle = vec![start];
         let mut cur = start;
         loop {
@@ -192,9 +201,7 @@ pub fn intersect(
                 .position(|&v| v == k)
                 .ok_or_else(|| fail("vertex not in face"))?;
             let w = f[(pos + 1) % f.len()];
-            let next = *edge_face
-                .get(&(w, k))
-                .ok_or_else(|| fail("polar hull not closed"))?;
+            let next = face_of_edge(w, k).ok_or_else(|| fail("polar hull not closed"))?;
             if next == start {
                 break;
             }
