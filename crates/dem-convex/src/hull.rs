@@ -7,9 +7,10 @@
 //! coplanar points are absorbed. The input is scaled by a power of two (exact) so that
 //! the predicates neither overflow nor underflow for huge or tiny coordinates.
 //!
-//! After the hull is built every input point is checked against every triangle once
-//! more with the same exact predicate; a violated invariant is returned as
-//! [`ConvexError::HullFailure`] rather than as a wrong hull.
+//! After the hull is built every edge is checked to be exactly convex or flat
+//! (O(F)), and Euler's formula is checked; in debug and test builds every input
+//! point is also checked against every triangle (O(nF)). A violated invariant is
+//! returned as [`ConvexError::HullFailure`] rather than as a wrong hull.
 
 use crate::error::ConvexError;
 use nalgebra::{Point3, Vector3};
@@ -84,21 +85,50 @@ struct Tri {
     alive: bool,
     outside: Vec<usize>,
     normal: Vector3<f64>,
+    /// Error-bound coefficient of the floating-point filter (see [`filtered_side`]).
+    filter: f64,
+}
+
+/// Relative error bound of the floating filter. The computed `n · (q - a)` with
+/// `n = (b - a) × (c - a)` has an absolute error below about
+/// `10 ε |b - a| |c - a| |q - a|` (ε = 2⁻⁵³); 1e-13 is some 45 times that.
+const FILTER: f64 = 1e-13;
+
+/// Side of `q` relative to triangle `t`: positive outside, negative inside, zero on
+/// the plane, exactly. The floating value `n · (q - a)` decides when it is clear of
+/// its error bound; otherwise (and for triangles so small that the bound could
+/// underflow) the adaptive exact predicate decides.
+fn filtered_side(
+    p: &[Point3<f64>],
+    t: &[usize; 3],
+    n: &Vector3<f64>,
+    filter: f64,
+    q: usize,
+) -> f64 {
+    let d = p[q] - p[t[0]];
+    let s = n.dot(&d);
+    if filter > 1e-250 && s * s > filter * filter * d.norm_squared() {
+        return s;
+    }
+    -orient(&p[t[0]], &p[t[1]], &p[t[2]], &p[q])
 }
 
 impl Tri {
     fn new(v: [usize; 3], p: &[Point3<f64>]) -> Self {
-        let normal = (p[v[1]] - p[v[0]]).cross(&(p[v[2]] - p[v[0]]));
+        let (e1, e2) = (p[v[1]] - p[v[0]], p[v[2]] - p[v[0]]);
+        let normal = e1.cross(&e2);
+        let filter = FILTER * e1.norm() * e2.norm();
         Tri {
             v,
             nbr: [usize::MAX; 3],
             alive: true,
             outside: Vec::new(),
             normal,
+            filter,
         }
     }
     fn is_outside(&self, p: &[Point3<f64>], q: usize) -> bool {
-        orient(&p[self.v[0]], &p[self.v[1]], &p[self.v[2]], &p[q]) < 0.0
+        filtered_side(p, &self.v, &self.normal, self.filter, q) > 0.0
     }
     /// Floating distance-like measure, used only to choose the next eye point.
     fn height(&self, p: &[Point3<f64>], q: usize) -> f64 {
@@ -297,7 +327,10 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
     }
     let alive: Vec<usize> = (0..tris.len()).filter(|&t| tris[t].alive).collect();
     let triangles: Vec<[usize; 3]> = alive.iter().map(|&t| tris[t].v).collect();
-    validate(&p, &triangles)?;
+    // Every input point against every triangle, exactly: O(n F), so run in debug
+    // and test builds; release builds rely on the exact predicates and on the
+    // O(F) local-convexity check of every edge in `merge_coplanar`.
+    validate(&p, &triangles, cfg!(debug_assertions))?;
     let faces = merge_coplanar(&p, &tris, &alive)?;
     Ok(Hull { triangles, faces })
 }
@@ -316,16 +349,20 @@ fn link_all(tris: &mut [Tri]) -> Result<(), ConvexError> {
     Ok(())
 }
 
-/// Exact check: no point outside any triangle, and V - E + F = 2 for the triangles.
-fn validate(p: &[Point3<f64>], triangles: &[[usize; 3]]) -> Result<(), ConvexError> {
-    for t in triangles {
-        for (i, q) in p.iter().enumerate() {
+/// Exact check: no point outside any triangle (if `points`), and V - E + F = 2 for
+/// the triangles.
+fn validate(p: &[Point3<f64>], triangles: &[[usize; 3]], points: bool) -> Result<(), ConvexError> {
+    for t in triangles.iter().filter(|_| points) {
+        let (e1, e2) = (p[t[1]] - p[t[0]], p[t[2]] - p[t[0]]);
+        let n = e1.cross(&e2);
+        let filter = FILTER * e1.norm() * e2.norm();
+        for i in 0..p.len() {
             // A triangle's own corners are trivially on it (and would take the
             // predicate's slowest exact path).
             if t.contains(&i) {
                 continue;
             }
-            if orient(&p[t[0]], &p[t[1]], &p[t[2]], q) < 0.0 {
+            if filtered_side(p, t, &n, filter, i) > 0.0 {
                 return Err(ConvexError::HullFailure(format!(
                     "a point is outside triangle {t:?}"
                 )));
@@ -372,7 +409,14 @@ fn merge_coplanar(
                 .find(|x| !tris[t].v.contains(x))
                 .ok_or_else(|| ConvexError::HullFailure("duplicate triangle".into()))?;
             let [a, b, c] = tris[t].v;
-            if orient(&p[a], &p[b], &p[c], &p[opp]) == 0.0 {
+            let side = orient(&p[a], &p[b], &p[c], &p[opp]);
+            if side < 0.0 {
+                return Err(ConvexError::HullFailure(format!(
+                    "reflex edge between triangles {:?} and {:?}",
+                    tris[t].v, tris[g].v
+                )));
+            }
+            if side == 0.0 {
                 let (ra, rb) = (find(&mut parent, t), find(&mut parent, g));
                 parent[ra] = rb;
             }
