@@ -88,3 +88,39 @@ pub fn rock(seed: u64, points: usize, semi_axes: Vector3<f64>) -> Result<Polyhed
         .collect();
     Polyhedron::from_points(&pts)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rocks_are_seeded_and_on_the_ellipsoid() {
+        let axes = Vector3::new(1.0, 0.5, 0.25);
+        let a = rock(42, 50, axes).unwrap();
+        let b = rock(42, 50, axes).unwrap();
+        let c = rock(43, 50, axes).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        for v in a.vertices() {
+            let r = (v.x / axes.x).powi(2) + (v.y / axes.y).powi(2) + (v.z / axes.z).powi(2);
+            assert!((r - 1.0).abs() < 1e-12);
+        }
+        assert!(a.volume() > 0.0 && a.volume() < 4.0 / 3.0 * std::f64::consts::PI * 0.125);
+    }
+
+    #[test]
+    fn shapes_have_the_right_counts_and_volumes() {
+        let p = prism(6, 1.0, 2.0).unwrap();
+        assert_eq!(
+            (p.vertices().len(), p.faces().len(), p.edge_count()),
+            (12, 8, 18)
+        );
+        let hex = 1.5 * 3f64.sqrt();
+        assert!((p.volume() - hex * 2.0).abs() < 1e-12);
+        let t = corner_tetrahedron(3.0).unwrap();
+        assert_eq!((t.vertices().len(), t.faces().len()), (4, 4));
+        assert!((t.volume() - 4.5).abs() < 1e-12);
+        assert!((cube(2.0).unwrap().volume() - 8.0).abs() < 1e-12);
+        assert!(prism(2, 1.0, 1.0).is_err());
+    }
+}

@@ -7,10 +7,33 @@
 //! volumes in length³, inertia tensors per unit density in length⁵. Nothing here
 //! panics on bad input: degenerate geometry comes back as a typed error.
 //!
-//! The algorithms follow Solfec's documentation (reference 000 of the project) with
-//! the deviations listed in the crate README section of each module, notably the
-//! Chebyshev centre as interior point and the per-polygon area-squared weighting of
-//! the contact normal.
+//! Modules, one concept each: [`polyhedron`] (the shape), [`hull`] (quickhull with
+//! exact predicates), [`mass`] (volume, centroid, inertia, principal axes), [`gjk`]
+//! (distance), [`interior`] (Chebyshev centre LP), [`intersection`] (polar-dual
+//! intersection), [`contact`](mod@contact) (point, normal, area, gap), [`sparsify`](mod@sparsify) and
+//! [`generate`] (seeded shapes).
+//!
+//! # Deviations from Solfec's documented algorithm (reference 000)
+//!
+//! 1. Interior point: the Chebyshev centre of A ∩ B by a 4-variable LP instead of
+//!    GJK's witness point refined (or, in Solfec's code, planes within eps "swollen"):
+//!    polar points stay bounded by 1/r, so an interior point on an edge or corner of
+//!    the intersection cannot blow them up. `r <= eps` is "touching".
+//! 2. Duplicate planes are merged before the hull with a relative tolerance, not in
+//!    polar space with an absolute one; flush faces of A and B keep both sources and
+//!    contribute nothing to the normal.
+//! 3. The polar hull uses exact orientation predicates; intersection faces stay
+//!    polygons tagged with body and plane.
+//! 4. The normal weights whole polygon faces by area² (reference 000: each fan
+//!    triangle), so it does not depend on triangulation; a conditioning measure
+//!    flags unreliable normals.
+//! 5. Gap re-check as Solfec's code does it (whenever gap < -eps, bodies pulled apart:
+//!    A by -|g| n, B by +|g| n), not as reference 000's text writes it.
+//! 6. No "point outside A or B → no contact" exit: nothing is dropped silently;
+//!    failures are typed errors, and touching pairs get a contact (support-polygon
+//!    overlap for the area).
+//! 7. Sparsification distance test is Euclidean `< mindist` as reference 000 states
+//!    (Solfec's code: max-norm `< 2 mindist`), processed in id order.
 #![warn(missing_docs)]
 
 pub mod contact;

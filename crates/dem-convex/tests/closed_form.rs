@@ -165,6 +165,15 @@ fn touching_variants() {
         "{c:?}"
     );
     assert!(close(c.gap, -1e-8, 1e-15), "{}", c.gap);
+    // A gap below epsilon: touching with a positive gap.
+    let b = a.translated(&Vector3::new(0.2, 0.1, 1.0 + 1e-7));
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert_eq!(c.kind, ContactKind::Touching);
+    assert!(
+        (c.normal - Vector3::z()).norm() < 1e-12 && close(c.area, 0.72, 1e-9),
+        "{c:?}"
+    );
+    assert!(close(c.gap, 1e-7, 1e-15), "{}", c.gap);
     // An edge of a cube rotated 45 degrees about x resting on the top face.
     let h = 0.5 * 2f64.sqrt();
     let iso = Isometry3::new(

@@ -261,3 +261,43 @@ fn gjk_distance_is_certified() {
     println!("gjk certified on {n} separated pairs");
     assert!(n > 500);
 }
+
+#[test]
+fn polar_hulls_are_exactly_valid() {
+    // The polar points of every overlapping pair, as the intersection builds them,
+    // hulled and checked: every point on the inner side of (or on) every triangle by
+    // the exact predicate, after the same power-of-two scaling the hull uses.
+    use dem_convex::hull::{convex_hull, orient};
+    let mut n = 0;
+    for (i, (a, b)) in pairs(2000, 16).iter().enumerate() {
+        let Ok(c) = dem_convex::chebyshev_centre(a, b) else {
+            panic!("pair {i}: LP failed")
+        };
+        if c.radius <= 1e-6 {
+            continue;
+        }
+        let q: Vec<nalgebra::Point3<f64>> = a
+            .faces()
+            .iter()
+            .chain(b.faces())
+            .map(|f| (f.normal * (c.radius / (f.offset - f.normal.dot(&c.point.coords)))).into())
+            .collect();
+        let h = convex_hull(&q).unwrap_or_else(|e| panic!("pair {i}: {e}"));
+        for t in &h.triangles {
+            for (k, p) in q.iter().enumerate() {
+                assert!(
+                    orient(&q[t[0]], &q[t[1]], &q[t[2]], p) >= 0.0,
+                    "pair {i}: polar point {k} outside"
+                );
+            }
+        }
+        let mut used: Vec<usize> = h.faces.iter().flatten().copied().collect();
+        used.sort_unstable();
+        used.dedup();
+        let e: usize = h.faces.iter().map(|f| f.len()).sum::<usize>() / 2;
+        assert_eq!(used.len() + h.faces.len(), e + 2, "pair {i}: Euler");
+        n += 1;
+    }
+    println!("polar hulls checked: {n}");
+    assert!(n > 1000);
+}
