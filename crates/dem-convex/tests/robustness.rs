@@ -95,13 +95,28 @@ fn nearly_identical_bodies() {
     let a = cube(1.0).unwrap();
     let opts = ContactOptions::for_size(1.0);
     for angle in [0.0, 1e-14, 1e-12, 1e-10, 1e-8, 1e-6, 1e-4] {
-        let iso = Isometry3::new(Vector3::zeros(), Vector3::new(0.3, -0.2, 0.9).normalize() * angle);
+        let iso = Isometry3::new(
+            Vector3::zeros(),
+            Vector3::new(0.3, -0.2, 0.9).normalize() * angle,
+        );
         let b = a.transformed(&iso);
         let c = contact(&a, &b, &opts).unwrap_or_else(|e| panic!("angle {angle:e}: {e}"));
         assert_eq!(c.kind, ContactKind::Overlap);
-        assert!((c.volume - 1.0).abs() < 1e-3 + 10.0 * angle, "angle {angle:e}: {}", c.volume);
-        assert!((c.area - 3.0).abs() < 1e-3 + 10.0 * angle, "angle {angle:e}: {}", c.area);
-        assert!(c.point.coords.norm() < 1e-9 + angle, "angle {angle:e}: {}", c.point);
+        assert!(
+            (c.volume - 1.0).abs() < 1e-3 + 10.0 * angle,
+            "angle {angle:e}: {}",
+            c.volume
+        );
+        assert!(
+            (c.area - 3.0).abs() < 1e-3 + 10.0 * angle,
+            "angle {angle:e}: {}",
+            c.area
+        );
+        assert!(
+            c.point.coords.norm() < 1e-9 + angle,
+            "angle {angle:e}: {}",
+            c.point
+        );
     }
 }
 
@@ -113,12 +128,23 @@ fn shallow_overlaps_keep_their_volume() {
     let a = cube(1.0).unwrap();
     let opts = ContactOptions::for_size(1.0);
     for depth in [1e-5, 1e-4, 1e-3, 1e-2] {
-        let iso = Isometry3::new(Vector3::new(0.0, 0.0, 1.0 - depth), Vector3::z() * std::f64::consts::FRAC_PI_4);
+        let iso = Isometry3::new(
+            Vector3::new(0.0, 0.0, 1.0 - depth),
+            Vector3::z() * std::f64::consts::FRAC_PI_4,
+        );
         let b = a.transformed(&iso);
         let c = contact(&a, &b, &opts).unwrap();
         let octagon = 2.0 * (2f64.sqrt() - 1.0);
-        assert!((c.volume / (octagon * depth) - 1.0).abs() < 1e-9, "depth {depth:e}: {}", c.volume);
+        assert!(
+            (c.volume / (octagon * depth) - 1.0).abs() < 1e-9,
+            "depth {depth:e}: {}",
+            c.volume
+        );
         assert!((c.normal - Vector3::z()).norm() < 1e-9);
-        assert!((c.gap + depth).abs() < 1e-12, "depth {depth:e}: gap {}", c.gap);
+        assert!(
+            (c.gap + depth).abs() < 1e-12,
+            "depth {depth:e}: gap {}",
+            c.gap
+        );
     }
 }
