@@ -224,9 +224,15 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
         }
     }
     let mut pending: Vec<usize> = (0..4).collect();
-    let mut visible = Vec::new();
-    let mut stack = Vec::new();
-    let mut mark = vec![false; tris.len()];
+    // Scratch space reused by every step (a hull of n points has at most 2n - 4
+    // triangles; about 4n are created in all).
+    tris.reserve(8 * p.len());
+    let mut visible = Vec::with_capacity(16);
+    let mut stack = Vec::with_capacity(16);
+    let mut horizon = Vec::with_capacity(16);
+    let mut orphans = Vec::with_capacity(p.len());
+    let mut mark = Vec::with_capacity(8 * p.len());
+    mark.resize(tris.len(), false);
     // New face starting at each horizon vertex (reset after each step).
     let mut by_start = vec![usize::MAX; p.len()];
     let max_iterations = 4 * p.len() + 16;
@@ -262,7 +268,7 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
             }
         }
         // Horizon edges: (u, v, outer neighbour) seen from the visible side.
-        let mut horizon = Vec::new();
+        horizon.clear();
         for &f in &visible {
             for k in 0..3 {
                 let g = tris[f].nbr[k];
@@ -306,12 +312,12 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
             by_start[u] = usize::MAX;
         }
         // Retire visible faces and hand their outside points to the new faces.
-        let mut orphans = Vec::new();
+        orphans.clear();
         for &f in &visible {
             tris[f].alive = false;
             orphans.append(&mut tris[f].outside);
         }
-        for q in orphans {
+        for &q in &orphans {
             if q == eye {
                 continue;
             }
@@ -427,8 +433,8 @@ fn merge_coplanar(
     let root: Vec<usize> = (0..tris.len()).map(|t| find(&mut parent, t)).collect();
     let boundary = |t: usize, k: usize| root[tris[t].nbr[k]] != root[t];
     let mut visited = vec![false; 3 * tris.len()];
-    let mut faces: Vec<Vec<usize>> = Vec::new();
-    let mut roots_seen = Vec::new();
+    let mut faces: Vec<Vec<usize>> = Vec::with_capacity(alive.len());
+    let mut roots_seen = Vec::with_capacity(alive.len());
     let guard = 3 * tris.len() + 3;
     let broken = |s: &str| ConvexError::HullFailure(s.into());
     for &t in alive {
@@ -437,7 +443,7 @@ fn merge_coplanar(
                 continue;
             }
             roots_seen.push(root[t]);
-            let mut poly = Vec::new();
+            let mut poly = Vec::with_capacity(4);
             let (mut ct, mut ck) = (t, k);
             loop {
                 visited[3 * ct + ck] = true;

@@ -163,7 +163,8 @@ pub fn intersect(
         vertices.push(Point3::from(x + m * (centre.radius / e)));
     }
     // Faces around each polar vertex: next face across the outgoing edge's twin.
-    let mut edge_face: Vec<(usize, usize, usize)> = Vec::new();
+    let mut edge_face: Vec<(usize, usize, usize)> =
+        Vec::with_capacity(hull.faces.iter().map(|f| f.len()).sum());
     for (fi, f) in hull.faces.iter().enumerate() {
         for k in 0..f.len() {
             edge_face.push((f[k], f[(k + 1) % f.len()], fi));
@@ -192,7 +193,8 @@ pub fn intersect(
     let fail = |s: &str| IntersectionError::HullFailure(crate::ConvexError::HullFailure(s.into()));
     for k in keys {
         let start = around[k];
-        let mut cycle = vec![start];
+        let mut cycle = Vec::with_capacity(8);
+        cycle.push(start);
         let mut cur = start;
         loop {
             let f = &hull.faces[cur];

@@ -206,6 +206,21 @@ fn touching_variants() {
     // corner beyond x + y = 1.6 (legs 0.4), area 0.49 - 0.08.
     assert!((c.point.z - 1.0).abs() < 1e-12, "{}", c.point);
     assert!(close(c.area, 0.41, 1e-12), "{}", c.area);
+    // Crossed edges: A turned 45 degrees about y (top edge along y), B turned 45
+    // degrees about x (bottom edge along x) and lifted to touch it.
+    let q = std::f64::consts::FRAC_PI_4;
+    let h = 0.5 * 2f64.sqrt();
+    let ea =
+        boxp([-0.5; 3], [0.5; 3]).transformed(&Isometry3::new(Vector3::zeros(), Vector3::y() * q));
+    let eb = boxp([-0.5; 3], [0.5; 3])
+        .transformed(&Isometry3::new(Vector3::z() * 2.0 * h, Vector3::x() * q));
+    let c = contact(&ea, &eb, &opts()).unwrap();
+    assert_eq!(c.kind, ContactKind::Touching);
+    assert!((c.normal - Vector3::z()).norm() < 1e-9, "{}", c.normal);
+    assert!(
+        c.area == 0.0 && (c.point - Point3::new(0.0, 0.0, h)).norm() < 1e-6,
+        "{c:?}"
+    );
     // A true vertex contact: a tetrahedron standing on its apex.
     let apex = Polyhedron::from_points(&[
         Point3::new(0.5, 0.5, 1.0),
