@@ -311,6 +311,14 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
         for &(u, _, _, _) in &horizon {
             by_start[u] = usize::MAX;
         }
+        if tris[first_new..]
+            .iter()
+            .any(|t| t.nbr.contains(&usize::MAX))
+        {
+            return Err(ConvexError::HullFailure(
+                "horizon is not a simple cycle".into(),
+            ));
+        }
         // Retire visible faces and hand their outside points to the new faces.
         orphans.clear();
         for &f in &visible {
