@@ -22,7 +22,7 @@
 //!   edge and vertex contacts).
 
 use crate::error::IntersectionError;
-use crate::gjk::gjk_distance;
+use crate::gjk::gjk_distance_offset;
 use crate::intersection::intersect;
 use crate::polyhedron::{polygon_area_centroid, Polyhedron};
 use nalgebra::{Point3, Vector2, Vector3};
@@ -143,9 +143,9 @@ pub fn contact(
     let mut gap = lo - hi;
     if gap < -eps {
         let g = gap.abs();
-        let a2 = a.translated(&(-g * normal));
-        let b2 = b.translated(&(g * normal));
-        gap = (gjk_distance(&a2, &b2).distance - 2.0 * g).min(0.0);
+        // dist(A - g n, B + g n) = dist(A, B + 2 g n).
+        let d = gjk_distance_offset(a, b, &(2.0 * g * normal)).distance;
+        gap = (d - 2.0 * g).min(0.0);
     }
     Ok(Contact {
         point,

@@ -136,6 +136,12 @@ fn closest_on_simplex(simplex: &mut Vec<Vert>) -> (Vector3<f64>, Vec<f64>) {
 
 /// GJK distance between two convex polyhedra given in the same frame.
 pub fn gjk_distance(a: &Polyhedron, b: &Polyhedron) -> Proximity {
+    gjk_distance_offset(a, b, &Vector3::zeros())
+}
+
+/// GJK distance between A and B translated by `offset` (length), without building
+/// the translated body; the closest point on B is returned in the translated place.
+pub fn gjk_distance_offset(a: &Polyhedron, b: &Polyhedron, offset: &Vector3<f64>) -> Proximity {
     // Work relative to a vertex of A and in units of the larger body, so that tiny or
     // huge models neither underflow nor overflow the Gram systems.
     let size = a.diameter().max(b.diameter());
@@ -148,14 +154,14 @@ pub fn gjk_distance(a: &Polyhedron, b: &Polyhedron) -> Proximity {
     let scale = 1.0f64;
     let support = |d: &Vector3<f64>| {
         let pa = (a.support(d).1.coords - o) * inv;
-        let pb = (b.support(&-d).1.coords - o) * inv;
+        let pb = (b.support(&-d).1.coords + offset - o) * inv;
         Vert {
             w: pa - pb,
             a: pa,
             b: pb,
         }
     };
-    let mut simplex = vec![support(&(b.vertices()[0] - a.vertices()[0]))];
+    let mut simplex = vec![support(&(b.vertices()[0] + offset - a.vertices()[0]))];
     let mut v = simplex[0].w;
     let mut weights = vec![1.0];
     let rel = 1e-13;

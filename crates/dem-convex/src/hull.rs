@@ -383,10 +383,13 @@ fn validate(p: &[Point3<f64>], triangles: &[[usize; 3]], points: bool) -> Result
             }
         }
     }
-    let mut verts: Vec<usize> = triangles.iter().flatten().copied().collect();
-    verts.sort_unstable();
-    verts.dedup();
-    let (v, f) = (verts.len(), triangles.len());
+    let mut seen = vec![false; p.len()];
+    let mut v = 0;
+    for &i in triangles.iter().flatten() {
+        v += usize::from(!seen[i]);
+        seen[i] = true;
+    }
+    let f = triangles.len();
     let e = 3 * f / 2;
     if 3 * f % 2 != 0 || v + f != e + 2 {
         return Err(ConvexError::Euler { v, e, f });
@@ -443,6 +446,7 @@ fn merge_coplanar(
     let mut visited = vec![false; 3 * tris.len()];
     let mut faces: Vec<Vec<usize>> = Vec::with_capacity(alive.len());
     let mut roots_seen = Vec::with_capacity(alive.len());
+    let mut visited_root = vec![false; tris.len()];
     let guard = 3 * tris.len() + 3;
     let broken = |s: &str| ConvexError::HullFailure(s.into());
     for &t in alive {
@@ -483,9 +487,12 @@ fn merge_coplanar(
             faces.push(poly);
         }
     }
-    roots_seen.sort_unstable();
-    roots_seen.dedup();
-    if roots_seen.len() != faces.len() {
+    let mut distinct = 0;
+    for &r in &roots_seen {
+        distinct += usize::from(!visited_root[r]);
+        visited_root[r] = true;
+    }
+    if distinct != faces.len() {
         return Err(broken("a face boundary has several cycles"));
     }
     // Vertices on exactly two polygons lie on an edge of the hull: drop them.

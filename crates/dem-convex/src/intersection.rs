@@ -122,10 +122,11 @@ pub fn intersect(
         // Polar point in units of the inscribed radius (|q| <= 1), so that tiny or
         // huge models stay in range.
         let q = f.normal * (centre.radius / h);
-        let qn = q.norm();
+        let qn2 = q.norm_squared();
+        let tol2 = MERGE_TOLERANCE * MERGE_TOLERANCE;
         if let Some(p) = planes
             .iter_mut()
-            .find(|p| (p.q - q).norm() <= MERGE_TOLERANCE * qn.max(p.q.norm()))
+            .find(|p| (p.q - q).norm_squared() <= tol2 * qn2.max(p.q.norm_squared()))
         {
             if h < p.h {
                 p.q = q;
@@ -163,19 +164,30 @@ pub fn intersect(
         vertices.push(Point3::from(x + m * (centre.radius / e)));
     }
     // Faces around each polar vertex: next face across the outgoing edge's twin.
-    let mut edge_face: Vec<(usize, usize, usize)> =
-        Vec::with_capacity(hull.faces.iter().map(|f| f.len()).sum());
-    for (fi, f) in hull.faces.iter().enumerate() {
-        for k in 0..f.len() {
-            edge_face.push((f[k], f[(k + 1) % f.len()], fi));
+    // Directed polar edges u -> v with their face, grouped by u (compressed rows).
+    let mut start = vec![0usize; polar.len() + 1];
+    for f in &hull.faces {
+        for &u in f {
+            start[u + 1] += 1;
         }
     }
-    edge_face.sort_unstable();
+    for u in 0..polar.len() {
+        start[u + 1] += start[u];
+    }
+    let mut fill = start.clone();
+    let mut out_edges = vec![(0usize, 0usize); start[polar.len()]];
+    for (fi, f) in hull.faces.iter().enumerate() {
+        for k in 0..f.len() {
+            let u = f[k];
+            out_edges[fill[u]] = (f[(k + 1) % f.len()], fi);
+            fill[u] += 1;
+        }
+    }
     let face_of_edge = |u: usize, v: usize| {
-        edge_face
-            .binary_search_by(|&(a, b, _)| (a, b).cmp(&(u, v)))
-            .ok()
-            .map(|i| edge_face[i].2)
+        out_edges[start[u]..start[u + 1]]
+            .iter()
+            .find(|&&(w, _)| w == v)
+            .map(|&(_, fi)| fi)
     };
     let mut around = vec![usize::MAX; polar.len()]; // polar vertex -> one face
     for (fi, f) in hull.faces.iter().enumerate() {
