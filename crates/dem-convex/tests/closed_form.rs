@@ -237,3 +237,49 @@ fn touching_variants() {
         "{c:?}"
     );
 }
+
+#[test]
+fn normal_does_not_depend_on_face_triangulation() {
+    // The rotated-cube case with B's faces given as triangles (each square split
+    // along a diagonal): coplanar planes merge before the hull, the intersection
+    // faces stay polygons, and the result is the same as with square faces.
+    let d = 0.05;
+    let v: Vec<Point3<f64>> = (0..8)
+        .map(|i| {
+            Point3::new(
+                (i & 1) as f64 - 0.5,
+                ((i >> 1) & 1) as f64 - 0.5,
+                ((i >> 2) & 1) as f64 - 0.5,
+            )
+        })
+        .collect();
+    let quads = [
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+    ];
+    let tris: Vec<Vec<usize>> = quads
+        .iter()
+        .flat_map(|q| [vec![q[0], q[1], q[2]], vec![q[0], q[2], q[3]]])
+        .collect();
+    let a = Polyhedron::from_faces(v.clone(), quads.iter().map(|q| q.to_vec()).collect()).unwrap();
+    let b_tri = Polyhedron::from_faces(v, tris).unwrap();
+    assert_eq!(b_tri.faces().len(), 12);
+    let iso = Isometry3::new(
+        Vector3::new(0.0, 0.0, 1.0 - d),
+        Vector3::z() * std::f64::consts::FRAC_PI_4,
+    );
+    let c_quad = contact(&a, &a.transformed(&iso), &opts()).unwrap();
+    let c_tri = contact(&a, &b_tri.transformed(&iso), &opts()).unwrap();
+    assert!(
+        (c_tri.normal - Vector3::z()).norm() < 1e-12,
+        "{}",
+        c_tri.normal
+    );
+    assert!((c_tri.normal - c_quad.normal).norm() < 1e-12);
+    assert!(close(c_tri.area, c_quad.area, 1e-12) && close(c_tri.volume, c_quad.volume, 1e-12));
+    assert!((c_tri.point - c_quad.point).norm() < 1e-12);
+}
