@@ -89,7 +89,7 @@ pub fn contact(
     let inter = match intersect(a, b, eps) {
         Ok(i) => i,
         Err(IntersectionError::Touching { point, normal, .. }) => {
-            return Ok(touching_contact(a, b, point, normal));
+            return Ok(touching_contact(a, b, point, normal, eps));
         }
         Err(e) => return Err(e),
     };
@@ -159,15 +159,18 @@ pub fn contact(
     })
 }
 
-/// Contact of two touching bodies with separating-plane normal `normal` (A into B).
+/// Contact of two touching bodies with separating-plane normal `normal` (A into B):
+/// the vertices of each body within `eps` of its supporting plane, projected on the
+/// contact plane, give two convex polygons whose overlap is the contact region.
 fn touching_contact(
     a: &Polyhedron,
     b: &Polyhedron,
     centre: Point3<f64>,
     normal: Vector3<f64>,
+    eps: f64,
 ) -> Contact {
     let size = a.diameter().max(b.diameter());
-    let tol = 1e-9 * size;
+    let tol = eps.max(1e-12 * size);
     let ha = a
         .vertices()
         .iter()

@@ -206,6 +206,17 @@ fn touching_variants() {
     // corner beyond x + y = 1.6 (legs 0.4), area 0.49 - 0.08.
     assert!((c.point.z - 1.0).abs() < 1e-12, "{}", c.point);
     assert!(close(c.area, 0.41, 1e-12), "{}", c.area);
+    // Flush within epsilon though not parallel: B tilted by 1e-8 rad about x and
+    // resting on one edge; the whole square is within eps = 1e-6 of the plane.
+    let tilt = Isometry3::new(Vector3::new(0.5, 0.5, 1.5), Vector3::x() * 1e-8);
+    let b = boxp([-0.5; 3], [0.5; 3]).transformed(&tilt);
+    let b = b.translated(&Vector3::new(0.0, 0.0, 1.0 - b.aabb().0.z));
+    let c = contact(&a, &b, &opts()).unwrap();
+    assert_eq!(c.kind, ContactKind::Touching);
+    assert!(
+        close(c.area, 1.0, 1e-7) && (c.normal - Vector3::z()).norm() < 1e-7,
+        "{c:?}"
+    );
     // Crossed edges: A turned 45 degrees about y (top edge along y), B turned 45
     // degrees about x (bottom edge along x) and lifted to touch it.
     let q = std::f64::consts::FRAC_PI_4;
