@@ -283,3 +283,38 @@ fn from_faces_validation() {
         Err(ConvexError::NonFinite { index: 0 })
     ));
 }
+
+#[test]
+fn polyhedra_at_extreme_scales() {
+    let faces = vec![
+        vec![0, 4, 6, 2],
+        vec![1, 3, 7, 5],
+        vec![0, 1, 5, 4],
+        vec![2, 6, 7, 3],
+        vec![0, 2, 3, 1],
+        vec![4, 5, 7, 6],
+    ];
+    // Volumes (s³) and inertias (s⁵) must stay representable: |log10 s| <= 60.
+    for s in [1e-60, 1e-30, 1e30, 1e60] {
+        let v: Vec<Point3<f64>> = cube_points()
+            .iter()
+            .map(|p| (p.coords * s).into())
+            .collect();
+        let a = Polyhedron::from_faces(v.clone(), faces.clone())
+            .unwrap_or_else(|e| panic!("{s:e}: {e}"));
+        let b = Polyhedron::from_points(&v).unwrap_or_else(|e| panic!("{s:e}: {e}"));
+        for p in [&a, &b] {
+            let m = p.mass_properties();
+            assert!(
+                (m.volume / s.powi(3) - 1.0).abs() < 1e-12,
+                "{s:e}: {}",
+                m.volume
+            );
+            assert!((m.centroid.coords / s - Vector3::repeat(0.5)).norm() < 1e-12);
+            assert!(
+                (m.inertia[(0, 0)] / s.powi(5) - 1.0 / 6.0).abs() < 1e-12,
+                "{s:e}"
+            );
+        }
+    }
+}
