@@ -83,7 +83,8 @@ struct Tri {
     /// Neighbour across edge v[i] -> v[i+1].
     nbr: [usize; 3],
     alive: bool,
-    outside: Vec<usize>,
+    /// Number of input points assigned to this face (strictly outside it).
+    count: u32,
     normal: Vector3<f64>,
     /// Error-bound coefficient of the floating-point filter (see [`filtered_side`]).
     filter: f64,
@@ -122,7 +123,7 @@ impl Tri {
             v,
             nbr: [usize::MAX; 3],
             alive: true,
-            outside: Vec::new(),
+            count: 0,
             normal,
             filter,
         }
@@ -214,13 +215,16 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
         Tri::new([a, c, d], &p),
     ];
     link_all(&mut tris)?;
-    // Initial conflict lists.
-    for q in 0..p.len() {
+    // Conflict assignment: each point strictly outside the hull belongs to one face
+    // it is outside of (`owner`); points inside or used as vertices have none.
+    let mut owner = vec![usize::MAX; p.len()];
+    for (q, own) in owner.iter_mut().enumerate() {
         if q == a || q == b || q == c || q == d {
             continue;
         }
         if let Some(t) = (0..4).find(|&t| tris[t].is_outside(&p, q)) {
-            tris[t].outside.push(q);
+            *own = t;
+            tris[t].count += 1;
         }
     }
     let mut pending: Vec<usize> = (0..4).collect();
@@ -230,7 +234,6 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
     let mut visible = Vec::with_capacity(16);
     let mut stack = Vec::with_capacity(16);
     let mut horizon = Vec::with_capacity(16);
-    let mut orphans = Vec::with_capacity(p.len());
     let mut mark = Vec::with_capacity(8 * p.len());
     mark.resize(tris.len(), false);
     // New face starting at each horizon vertex (reset after each step).
@@ -238,7 +241,7 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
     let max_iterations = 4 * p.len() + 16;
     let mut iterations = 0;
     while let Some(t) = pending.pop() {
-        if !tris[t].alive || tris[t].outside.is_empty() {
+        if !tris[t].alive || tris[t].count == 0 {
             continue;
         }
         iterations += 1;
@@ -246,11 +249,10 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
             return Err(ConvexError::HullFailure("too many iterations".into()));
         }
         // Eye point: the farthest outside point of this face.
-        let eye = *tris[t]
-            .outside
-            .iter()
-            .max_by(|&&x, &&y| tris[t].height(&p, x).total_cmp(&tris[t].height(&p, y)))
-            .unwrap_or(&tris[t].outside[0]);
+        let eye = (0..p.len())
+            .filter(|&q| owner[q] == t)
+            .max_by(|&x, &y| tris[t].height(&p, x).total_cmp(&tris[t].height(&p, y)))
+            .ok_or_else(|| ConvexError::HullFailure("face count without points".into()))?;
         // Visible set by flood fill with the exact predicate.
         visible.clear();
         stack.clear();
@@ -320,17 +322,18 @@ pub fn convex_hull(points: &[Point3<f64>]) -> Result<Hull, ConvexError> {
             ));
         }
         // Retire visible faces and hand their outside points to the new faces.
-        orphans.clear();
         for &f in &visible {
             tris[f].alive = false;
-            orphans.append(&mut tris[f].outside);
         }
-        for &q in &orphans {
-            if q == eye {
+        owner[eye] = usize::MAX;
+        for (q, own) in owner.iter_mut().enumerate() {
+            if *own == usize::MAX || tris[*own].alive {
                 continue;
             }
+            *own = usize::MAX;
             if let Some(nf) = (first_new..tris.len()).find(|&nf| tris[nf].is_outside(&p, q)) {
-                tris[nf].outside.push(q);
+                *own = nf;
+                tris[nf].count += 1;
             }
         }
         for &f in &visible {
