@@ -6,6 +6,7 @@
 //! [`simulation::Simulation`]. The [`law_tester`] drives one contact through a prescribed
 //! motion; [`checkpoint`]s save and restore a run, [`vtk`] writes ParaView files.
 
+pub mod box_intersection;
 pub mod broadphase;
 pub mod c_plugin;
 pub mod checkpoint;
