@@ -86,12 +86,13 @@ impl Item {
     }
 }
 
-/// Sort by (`lo[0]`, key): consistent with [`Item::before`] since coordinates are not NaN
-/// and `-0.0` was normalised.
+/// Sort by (`lo[0]`, key): the order every scan expects.
 fn sort_along_0(v: &mut [Item]) {
     v.sort_unstable_by(|a, b| cmp_along(a, b, 0));
 }
 
+/// Order along axis `d` by (`lo[d]`, key): consistent with [`Item::before`] since coordinates
+/// are not NaN and `-0.0` was normalised.
 #[inline(always)]
 fn cmp_along(a: &Item, b: &Item, d: usize) -> Ordering {
     a.lo[d].total_cmp(&b.lo[d]).then(a.key.cmp(&b.key))
@@ -132,7 +133,8 @@ pub struct BoxIntersection {
     /// (values below 2 act as 2). See [`DEFAULT_CUTOFF`].
     pub cutoff: usize,
     /// Axis swept by the scans (0, 1 or 2); `None` chooses, at each call, the axis along which
-    /// the box centres spread most relative to the mean box width.
+    /// the box centres spread most relative to the mean box width. The tree splits first
+    /// along the better of the two others.
     pub sweep_axis: Option<usize>,
     /// Sort the pairs lexicographically before returning (default `true`).
     pub sort_output: bool,
@@ -140,6 +142,7 @@ pub struct BoxIntersection {
     pub seed: u64,
     points: Vec<Item>,
     intervals: Vec<Item>,
+    scratch: stream::Scratch,
     sort_tmp: Vec<(u32, u32)>,
     sort_count: Vec<u32>,
 }
@@ -161,6 +164,7 @@ impl BoxIntersection {
             seed: 0x5eed_b0c5,
             points: Vec::new(),
             intervals: Vec::new(),
+            scratch: stream::Scratch::default(),
             sort_tmp: Vec::new(),
             sort_count: Vec::new(),
         }
@@ -181,14 +185,15 @@ impl BoxIntersection {
         out.clear();
         let perm = self.axis_order(boxes, &[]);
         fill(&mut self.points, boxes, perm, 0);
+        sort_along_0(&mut self.points);
         self.intervals.clear();
         self.intervals.extend_from_slice(&self.points);
         let mut sink = Out {
             pairs: out,
             complete: true,
         };
-        let mut tree = stream::Stream::new(self.cutoff, self.seed);
-        tree.run(&mut self.points, &mut self.intervals, 2, true, &mut sink);
+        let mut tree = stream::Stream::new(self.cutoff, self.seed, &mut self.scratch);
+        tree.run(&self.points, &self.intervals, 2, true, &mut sink);
         self.finish(out);
     }
 
@@ -199,14 +204,16 @@ impl BoxIntersection {
         let perm = self.axis_order(a, b);
         fill(&mut self.points, a, perm, 0);
         fill(&mut self.intervals, b, perm, a.len());
+        sort_along_0(&mut self.points);
+        sort_along_0(&mut self.intervals);
         let mut sink = Out {
             pairs: out,
             complete: false,
         };
-        let mut tree = stream::Stream::new(self.cutoff, self.seed);
+        let mut tree = stream::Stream::new(self.cutoff, self.seed, &mut self.scratch);
         // Pairs where a's box starts inside b's on the top axis, then the converse.
-        tree.run(&mut self.points, &mut self.intervals, 2, true, &mut sink);
-        tree.run(&mut self.intervals, &mut self.points, 2, false, &mut sink);
+        tree.run(&self.points, &self.intervals, 2, true, &mut sink);
+        tree.run(&self.intervals, &self.points, 2, false, &mut sink);
         self.finish(out);
     }
 
@@ -218,11 +225,12 @@ impl BoxIntersection {
         out.clear();
         let perm = self.axis_order(boxes, &[]);
         fill(&mut self.points, boxes, perm, 0);
+        sort_along_0(&mut self.points);
         let mut sink = Out {
             pairs: out,
             complete: true,
         };
-        scan::sweep_complete(&mut self.points, &mut sink);
+        scan::sweep_complete(&self.points, &mut sink);
         self.finish(out);
     }
 
@@ -232,12 +240,14 @@ impl BoxIntersection {
         let perm = self.axis_order(a, b);
         fill(&mut self.points, a, perm, 0);
         fill(&mut self.intervals, b, perm, a.len());
+        sort_along_0(&mut self.points);
+        sort_along_0(&mut self.intervals);
         let mut sink = Out {
             pairs: out,
             complete: false,
         };
-        scan::one_way(&mut self.points, &mut self.intervals, 2, true, &mut sink);
-        scan::one_way(&mut self.intervals, &mut self.points, 2, false, &mut sink);
+        scan::one_way(&self.points, &self.intervals, 2, true, &mut sink);
+        scan::one_way(&self.intervals, &self.points, 2, false, &mut sink);
         self.finish(out);
     }
 
@@ -247,20 +257,20 @@ impl BoxIntersection {
         }
     }
 
-    /// Axis order for the working copies: the sweep axis first, the others in order.
+    /// Axis order for the working copies: the sweep axis first (where the boxes spread most
+    /// relative to their width), the tree's top axis last (the next best: split first), the
+    /// poorest axis in the middle (only ever reached by spanning sets).
     fn axis_order(&self, a: &[Aabb], b: &[Aabb]) -> [usize; 3] {
-        let s = match self.sweep_axis {
-            Some(s) => {
-                assert!(s < 3, "sweep_axis must be 0, 1 or 2");
-                s
-            }
-            None => widest_axis(a.iter().chain(b)),
-        };
-        match s {
-            0 => [0, 1, 2],
-            1 => [1, 0, 2],
-            _ => [2, 0, 1],
+        let spread = spreads(a.iter().chain(b));
+        let mut rank = [0, 1, 2];
+        // Stable: ties keep the natural order.
+        rank.sort_by(|&x, &y| spread[y].total_cmp(&spread[x]));
+        if let Some(s) = self.sweep_axis {
+            assert!(s < 3, "sweep_axis must be 0, 1 or 2");
+            let others: Vec<usize> = rank.iter().copied().filter(|&k| k != s).collect();
+            rank = [s, others[0], others[1]];
         }
+        [rank[0], rank[2], rank[1]]
     }
 }
 
@@ -280,13 +290,15 @@ pub fn scan_self_intersections(boxes: &[Aabb]) -> Vec<(u32, u32)> {
     out
 }
 
-/// The axis along which the box centres spread most, measured in mean box widths (so that
-/// the sweep sees the fewest boxes at once). Ties and empty input give axis 0.
-fn widest_axis<'a>(boxes: impl Iterator<Item = &'a Aabb>) -> usize {
+/// Per axis, the extent of the box centres in mean box widths: the larger, the fewer boxes a
+/// sweep along that axis sees at once. Infinite for points spread out, 0 when not spread.
+fn spreads<'a>(boxes: impl Iterator<Item = &'a Aabb>) -> [f64; 3] {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     let mut width = [0.0f64; 3];
+    let mut count = 0.0;
     for b in boxes {
+        count += 1.0;
         for k in 0..3 {
             let c = 0.5 * (b.lo[k] + b.hi[k]);
             lo[k] = lo[k].min(c);
@@ -294,26 +306,18 @@ fn widest_axis<'a>(boxes: impl Iterator<Item = &'a Aabb>) -> usize {
             width[k] += b.hi[k] - b.lo[k];
         }
     }
-    let spread = |k: usize| {
+    [0, 1, 2].map(|k| {
         let extent = (hi[k] - lo[k]).max(0.0);
         if !extent.is_finite() {
-            return 0.0;
-        }
-        if width[k] > 0.0 && width[k].is_finite() {
-            extent / width[k]
+            0.0
+        } else if width[k] > 0.0 && width[k].is_finite() {
+            extent * count / width[k]
         } else if extent > 0.0 {
             f64::INFINITY
         } else {
             0.0
         }
-    };
-    let mut best = 0;
-    for k in 1..3 {
-        if spread(k) > spread(best) {
-            best = k;
-        }
-    }
-    best
+    })
 }
 
 /// Working copies of `boxes` with axes in the order `perm`, keys from `key0`.

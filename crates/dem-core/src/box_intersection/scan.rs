@@ -1,12 +1,13 @@
-//! The scans: sort along axis 0 and sweep. Used alone (one set, or two sets) and as the base
-//! case of the streamed segment tree.
+//! The scans: sweeps along axis 0 of sets sorted along axis 0 (by [`super::cmp_along`]).
+//! Used alone (one set, or two sets) and as the base case of the streamed segment tree,
+//! whose subsets stay sorted.
 
-use super::{sort_along_0, Item, Out};
+use super::{Item, Out};
 
 /// One set: each pair of boxes overlapping on all axes, once. The box that comes first along
 /// axis 0 tests the boxes starting before it ends.
-pub(super) fn sweep_complete(items: &mut [Item], out: &mut Out) {
-    sort_along_0(items);
+pub(super) fn sweep_complete(items: &[Item], out: &mut Out) {
+    debug_assert!(sorted(items));
     for (n, a) in items.iter().enumerate() {
         for b in &items[n + 1..] {
             if b.lo[0] > a.hi[0] {
@@ -20,16 +21,15 @@ pub(super) fn sweep_complete(items: &mut [Item], out: &mut Out) {
 }
 
 /// Every pair (p, i) with `i.holds(p, 0)` (p starts inside i along axis 0) that overlaps on
-/// axes `1..=last_dim`. Both slices are sorted along axis 0.
+/// axes `1..=last_dim`.
 pub(super) fn one_way(
-    points: &mut [Item],
-    intervals: &mut [Item],
+    points: &[Item],
+    intervals: &[Item],
     last_dim: usize,
     in_order: bool,
     out: &mut Out,
 ) {
-    sort_along_0(points);
-    sort_along_0(intervals);
+    debug_assert!(sorted(points) && sorted(intervals));
     let mut first = 0;
     for i in intervals.iter() {
         // Points not after i can never be held by i nor by any later interval.
@@ -51,15 +51,13 @@ pub(super) fn one_way(
 /// the leaf of the segment tree on axis `dim`. Sweeps axis 0 both ways: whichever of p and i
 /// starts first along axis 0 tests the other set's boxes starting before it ends.
 pub(super) fn two_way(
-    points: &mut [Item],
-    intervals: &mut [Item],
+    points: &[Item],
+    intervals: &[Item],
     dim: usize,
     in_order: bool,
     out: &mut Out,
 ) {
-    debug_assert!(dim >= 1);
-    sort_along_0(points);
-    sort_along_0(intervals);
+    debug_assert!(dim >= 1 && sorted(points) && sorted(intervals));
     let (mut pn, mut iv) = (0, 0);
     while pn < points.len() && iv < intervals.len() {
         if intervals[iv].before(&points[pn], 0) {
@@ -86,4 +84,9 @@ pub(super) fn two_way(
             pn += 1;
         }
     }
+}
+
+/// Sorted along axis 0 (strictly: keys are distinct).
+fn sorted(v: &[Item]) -> bool {
+    v.windows(2).all(|w| w[0].before(&w[1], 0))
 }

@@ -5,9 +5,14 @@
 //! Positions along an axis are keys (low coordinate, position in the input), all distinct,
 //! so every set of two or more points can be split in two non-empty halves even when many
 //! boxes share a coordinate (lattices, identical boxes): the recursion always progresses.
+//!
+//! A node never reorders its input: each child gets copies of its points and intervals,
+//! filtered in order, in buffers kept per recursion depth (reused by siblings and across
+//! calls). Both sets arrive sorted along axis 0, so every subset is sorted and the scans at
+//! the leaves need no sorting.
 
 use super::scan::{one_way, two_way};
-use super::{cmp_along, Item, Out};
+use super::{Item, Out};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
@@ -24,46 +29,66 @@ fn key_lt(a: Key, b: Key) -> bool {
     a.0 < b.0 || (a.0 == b.0 && a.1 < b.1)
 }
 
-/// Recursion state: the cutoff and the sampling generator.
-pub(super) struct Stream {
-    cutoff: usize,
-    rng: Pcg32,
+/// The sets one node hands to its recursions.
+#[derive(Clone, Debug, Default)]
+struct Level {
+    spanning: Vec<Item>,
+    points: Vec<Item>,
+    intervals: Vec<Item>,
 }
 
-impl Stream {
-    pub(super) fn new(cutoff: usize, seed: u64) -> Self {
+/// Reusable buffers of the recursion.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Scratch {
+    /// By recursion depth.
+    levels: Vec<Level>,
+    /// Keys of a point set, for an exact median.
+    keys: Vec<Key>,
+}
+
+/// Recursion state: the cutoff, the sampling generator, the buffers.
+pub(super) struct Stream<'s> {
+    cutoff: usize,
+    rng: Pcg32,
+    scratch: &'s mut Scratch,
+}
+
+impl<'s> Stream<'s> {
+    pub(super) fn new(cutoff: usize, seed: u64, scratch: &'s mut Scratch) -> Self {
         Self {
             cutoff: cutoff.max(2),
             rng: Pcg32::seed_from_u64(seed),
+            scratch,
         }
     }
 
     /// Report every pair (p, i) with `i.holds(p, dim)` that overlaps on axes below `dim`
-    /// (axes above `dim` are known to overlap).
+    /// (axes above `dim` are known to overlap). Both sets sorted along axis 0.
     pub(super) fn run(
         &mut self,
-        points: &mut [Item],
-        intervals: &mut [Item],
+        points: &[Item],
+        intervals: &[Item],
         dim: usize,
         in_order: bool,
         out: &mut Out,
     ) {
-        self.node(points, intervals, None, None, dim, in_order, out);
+        self.node(points, intervals, None, None, dim, in_order, 0, out);
     }
 
     /// One node of the tree on axis `dim`: `points` have keys in `[lo, hi)` (`None`:
-    /// unbounded), `intervals` are those that may hold one of them. Recursion depth: each
-    /// level keeps at most 3/4 of the points (see [`Self::split`]), so at most
-    /// 3 log_{4/3}(n / cutoff) + 3 levels.
+    /// unbounded), `intervals` are those that may hold one of them. Each level keeps at most
+    /// 3/4 of the points (see [`Self::split`]), so the depth is at most
+    /// 3 log_{4/3}(n / cutoff) + 3.
     #[allow(clippy::too_many_arguments)]
     fn node(
         &mut self,
-        points: &mut [Item],
-        intervals: &mut [Item],
+        points: &[Item],
+        intervals: &[Item],
         lo: Option<Key>,
         hi: Option<Key>,
         dim: usize,
         in_order: bool,
+        depth: usize,
         out: &mut Out,
     ) {
         if points.is_empty() || intervals.is_empty() {
@@ -77,35 +102,50 @@ impl Stream {
             two_way(points, intervals, dim, in_order, out);
             return;
         }
+        if self.scratch.levels.len() <= depth {
+            self.scratch.levels.resize_with(depth + 1, Level::default);
+        }
+        // This depth's buffers, out of the scratch while deeper nodes use theirs.
+        let mut level = std::mem::take(&mut self.scratch.levels[depth]);
+
         // Intervals holding every key in [lo, hi): they start before lo and end at or after
         // the coordinate of hi. Paired with all points here one axis down, both ways round
         // (on the next axis either may start inside the other); they take no further part.
-        let span_end = match (lo, hi) {
-            (Some(l), Some(h)) => {
-                partition(intervals, |i| key_lt(key(i, dim), l) && i.hi[dim] >= h.0)
-            }
-            _ => 0,
+        let bounds = lo.zip(hi);
+        let spans = |i: &Item| match bounds {
+            Some((l, h)) => key_lt(key(i, dim), l) && i.hi[dim] >= h.0,
+            None => false,
         };
-        let (spanning, rest) = intervals.split_at_mut(span_end);
-        if !spanning.is_empty() {
-            self.node(points, spanning, None, None, dim - 1, in_order, out);
-            self.node(spanning, points, None, None, dim - 1, !in_order, out);
+        filter(&mut level.spanning, intervals, spans);
+        if !level.spanning.is_empty() {
+            let s = &level.spanning;
+            self.node(points, s, None, None, dim - 1, in_order, depth + 1, out);
+            self.node(s, points, None, None, dim - 1, !in_order, depth + 1, out);
         }
-        let (mid, m) = self.split(points, dim);
-        let (left, right) = points.split_at_mut(mid);
+
+        let m = self.split(points, dim);
         // Left child, keys in [lo, m): intervals starting before m.
-        let n = partition(rest, |i| key_lt(key(i, dim), m));
-        self.node(left, &mut rest[..n], lo, Some(m), dim, in_order, out);
+        filter(&mut level.points, points, |p| key_lt(key(p, dim), m));
+        filter(&mut level.intervals, intervals, |i| {
+            !spans(i) && key_lt(key(i, dim), m)
+        });
+        let (p, i) = (&level.points, &level.intervals);
+        self.node(p, i, lo, Some(m), dim, in_order, depth + 1, out);
         // Right child, keys in [m, hi): intervals reaching m's coordinate.
-        let n = partition(rest, |i| i.hi[dim] >= m.0);
-        self.node(right, &mut rest[..n], Some(m), hi, dim, in_order, out);
+        filter(&mut level.points, points, |p| !key_lt(key(p, dim), m));
+        filter(&mut level.intervals, intervals, |i| {
+            !spans(i) && i.hi[dim] >= m.0
+        });
+        let (p, i) = (&level.points, &level.intervals);
+        self.node(p, i, Some(m), hi, dim, in_order, depth + 1, out);
+
+        self.scratch.levels[depth] = level;
     }
 
-    /// Reorder `points` (at least 2) so that those with key below the returned split key
-    /// come first; returns their count, between a quarter and three quarters of the points.
-    /// The split key is the median of three medians of three random samples; when that is
+    /// A split key for `points` (at least 2) leaving between a quarter and three quarters of
+    /// them below it: the median of three medians of three random samples or, when that is
     /// too unbalanced, the exact median.
-    fn split(&mut self, points: &mut [Item], dim: usize) -> (usize, Key) {
+    fn split(&mut self, points: &[Item], dim: usize) -> Key {
         let n = points.len();
         debug_assert!(n >= 2);
         let mut sample = [(0.0, 0); 9];
@@ -117,14 +157,28 @@ impl Stream {
             median3(sample[3], sample[4], sample[5]),
             median3(sample[6], sample[7], sample[8]),
         );
-        let mid = partition(points, |p| key_lt(key(p, dim), m));
+        let below = points.iter().filter(|p| key_lt(key(p, dim), m)).count();
         let least = (n / 4).max(1);
-        if mid >= least && n - mid >= least {
-            return (mid, m);
+        if below >= least && n - below >= least {
+            return m;
         }
-        let half = n / 2;
-        points.select_nth_unstable_by(half, |a, b| cmp_along(a, b, dim));
-        (half, key(&points[half], dim))
+        let keys = &mut self.scratch.keys;
+        keys.clear();
+        keys.extend(points.iter().map(|p| key(p, dim)));
+        let cmp = |a: &Key, b: &Key| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        *keys.select_nth_unstable_by(n / 2, cmp).1
+    }
+}
+
+/// `dst` = the elements of `src` satisfying `pred`, in order.
+#[inline(always)]
+fn filter(dst: &mut Vec<Item>, src: &[Item], pred: impl Fn(&Item) -> bool) {
+    dst.clear();
+    dst.reserve(src.len());
+    for x in src {
+        if pred(x) {
+            dst.push(*x);
+        }
     }
 }
 
@@ -143,24 +197,5 @@ fn median3(a: Key, b: Key, c: Key) -> Key {
         c
     } else {
         b
-    }
-}
-
-/// Move the elements satisfying `pred` to the front; returns their count.
-fn partition(v: &mut [Item], pred: impl Fn(&Item) -> bool) -> usize {
-    let (mut i, mut j) = (0, v.len());
-    loop {
-        while i < j && pred(&v[i]) {
-            i += 1;
-        }
-        while i < j && !pred(&v[j - 1]) {
-            j -= 1;
-        }
-        if i >= j {
-            return i;
-        }
-        v.swap(i, j - 1);
-        i += 1;
-        j -= 1;
     }
 }
