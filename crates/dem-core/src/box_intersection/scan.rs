@@ -47,7 +47,7 @@ pub(super) fn one_way(
     }
 }
 
-/// Every pair (p, i) with `i.holds(p, dim)` that overlaps on axes `0..dim` (`dim >= 1`):
+/// Every pair (p, i) with `i.holds(p, dim)` that overlaps on axes `0..dim` (`dim` 1 or 2):
 /// the leaf of the segment tree on axis `dim`. Sweeps axis 0 both ways: whichever of p and i
 /// starts first along axis 0 tests the other set's boxes starting before it ends.
 pub(super) fn two_way(
@@ -57,7 +57,22 @@ pub(super) fn two_way(
     in_order: bool,
     out: &mut Out,
 ) {
-    debug_assert!(dim >= 1 && sorted(points) && sorted(intervals));
+    match dim {
+        1 => two_way_on::<1>(points, intervals, in_order, out),
+        2 => two_way_on::<2>(points, intervals, in_order, out),
+        _ => unreachable!("three axes"),
+    }
+}
+
+/// [`two_way`] with the axis fixed at compile time: the tests per candidate are straight code.
+fn two_way_on<const DIM: usize>(
+    points: &[Item],
+    intervals: &[Item],
+    in_order: bool,
+    out: &mut Out,
+) {
+    let dim = DIM;
+    debug_assert!(sorted(points) && sorted(intervals));
     let (mut pn, mut iv) = (0, 0);
     while pn < points.len() && iv < intervals.len() {
         if intervals[iv].before(&points[pn], 0) {

@@ -33,8 +33,10 @@ fn key_lt(a: Key, b: Key) -> bool {
 #[derive(Clone, Debug, Default)]
 struct Level {
     spanning: Vec<Item>,
-    points: Vec<Item>,
-    intervals: Vec<Item>,
+    left_points: Vec<Item>,
+    left_intervals: Vec<Item>,
+    right_points: Vec<Item>,
+    right_intervals: Vec<Item>,
 }
 
 /// Reusable buffers of the recursion.
@@ -107,78 +109,87 @@ impl<'s> Stream<'s> {
         }
         // This depth's buffers, out of the scratch while deeper nodes use theirs.
         let mut level = std::mem::take(&mut self.scratch.levels[depth]);
+        let m = self.split(points, dim, &mut level);
 
-        // Intervals holding every key in [lo, hi): they start before lo and end at or after
-        // the coordinate of hi. Paired with all points here one axis down, both ways round
-        // (on the next axis either may start inside the other); they take no further part.
+        // Intervals holding every key in [lo, hi) (they start before lo and end at or after
+        // the coordinate of hi) are paired with all points here one axis down, both ways
+        // round (on the next axis either may start inside the other), and go no further.
+        // The others go to the left child, keys in [lo, m), if they start before m, and to
+        // the right child, keys in [m, hi), if they reach m's coordinate.
+        level.spanning.clear();
+        level.left_intervals.clear();
+        level.right_intervals.clear();
+        level.spanning.reserve(intervals.len());
+        level.left_intervals.reserve(intervals.len());
+        level.right_intervals.reserve(intervals.len());
         let bounds = lo.zip(hi);
-        let spans = |i: &Item| match bounds {
-            Some((l, h)) => key_lt(key(i, dim), l) && i.hi[dim] >= h.0,
-            None => false,
-        };
-        filter(&mut level.spanning, intervals, spans);
+        for i in intervals {
+            if bounds.is_some_and(|(l, h)| key_lt(key(i, dim), l) && i.hi[dim] >= h.0) {
+                level.spanning.push(*i);
+                continue;
+            }
+            if key_lt(key(i, dim), m) {
+                level.left_intervals.push(*i);
+            }
+            if i.hi[dim] >= m.0 {
+                level.right_intervals.push(*i);
+            }
+        }
         if !level.spanning.is_empty() {
             let s = &level.spanning;
             self.node(points, s, None, None, dim - 1, in_order, depth + 1, out);
             self.node(s, points, None, None, dim - 1, !in_order, depth + 1, out);
         }
-
-        let m = self.split(points, dim);
-        // Left child, keys in [lo, m): intervals starting before m.
-        filter(&mut level.points, points, |p| key_lt(key(p, dim), m));
-        filter(&mut level.intervals, intervals, |i| {
-            !spans(i) && key_lt(key(i, dim), m)
-        });
-        let (p, i) = (&level.points, &level.intervals);
+        let (p, i) = (&level.left_points, &level.left_intervals);
         self.node(p, i, lo, Some(m), dim, in_order, depth + 1, out);
-        // Right child, keys in [m, hi): intervals reaching m's coordinate.
-        filter(&mut level.points, points, |p| !key_lt(key(p, dim), m));
-        filter(&mut level.intervals, intervals, |i| {
-            !spans(i) && i.hi[dim] >= m.0
-        });
-        let (p, i) = (&level.points, &level.intervals);
+        let (p, i) = (&level.right_points, &level.right_intervals);
         self.node(p, i, Some(m), hi, dim, in_order, depth + 1, out);
 
         self.scratch.levels[depth] = level;
     }
 
-    /// A split key for `points` (at least 2) leaving between a quarter and three quarters of
-    /// them below it: the median of three medians of three random samples or, when that is
-    /// too unbalanced, the exact median.
-    fn split(&mut self, points: &[Item], dim: usize) -> Key {
+    /// Split `points` (at least 2) into `level.left_points` (keys below the returned split
+    /// key) and `level.right_points`, in order, each with at least a quarter of them. The
+    /// split key is the median of three medians of three random samples or, when that is too
+    /// unbalanced, the exact median.
+    fn split(&mut self, points: &[Item], dim: usize, level: &mut Level) -> Key {
         let n = points.len();
         debug_assert!(n >= 2);
         let mut sample = [(0.0, 0); 9];
         for s in sample.iter_mut() {
             *s = key(&points[self.rng.random_range(0..n)], dim);
         }
-        let m = median3(
+        let mut m = median3(
             median3(sample[0], sample[1], sample[2]),
             median3(sample[3], sample[4], sample[5]),
             median3(sample[6], sample[7], sample[8]),
         );
-        let below = points.iter().filter(|p| key_lt(key(p, dim), m)).count();
         let least = (n / 4).max(1);
-        if below >= least && n - below >= least {
-            return m;
+        let below = |level: &mut Level, m: Key| {
+            let (l, r) = (&mut level.left_points, &mut level.right_points);
+            l.clear();
+            r.clear();
+            l.reserve(n);
+            r.reserve(n);
+            for p in points {
+                if key_lt(key(p, dim), m) {
+                    l.push(*p);
+                } else {
+                    r.push(*p);
+                }
+            }
+            l.len()
+        };
+        let k = below(level, m);
+        if k < least || n - k < least {
+            let keys = &mut self.scratch.keys;
+            keys.clear();
+            keys.extend(points.iter().map(|p| key(p, dim)));
+            let cmp = |a: &Key, b: &Key| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+            m = *keys.select_nth_unstable_by(n / 2, cmp).1;
+            below(level, m);
         }
-        let keys = &mut self.scratch.keys;
-        keys.clear();
-        keys.extend(points.iter().map(|p| key(p, dim)));
-        let cmp = |a: &Key, b: &Key| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-        *keys.select_nth_unstable_by(n / 2, cmp).1
-    }
-}
-
-/// `dst` = the elements of `src` satisfying `pred`, in order.
-#[inline(always)]
-fn filter(dst: &mut Vec<Item>, src: &[Item], pred: impl Fn(&Item) -> bool) {
-    dst.clear();
-    dst.reserve(src.len());
-    for x in src {
-        if pred(x) {
-            dst.push(*x);
-        }
+        m
     }
 }
 
