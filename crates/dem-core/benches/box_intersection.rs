@@ -96,8 +96,8 @@ fn main() {
         "time per call (best of 5-15), ms; pairs found; cutoff {DEFAULT_CUTOFF}, sweep axis auto"
     );
     println!(
-        "{:<18} {:>10} {:>12} {:>14} {:>12} {:>9}",
-        "set", "pairs", "hybrid", "hybrid+sort", "scan+sort", "scan/hyb"
+        "{:<18} {:>10} {:>12} {:>14} {:>12} {:>9} {:>12}",
+        "set", "pairs", "hybrid", "hybrid+sort", "scan+sort", "scan/hyb", "scratch B/box"
     );
     for (name, boxes) in &sets {
         let reps = if boxes.len() > 50_000 { 5 } else { 15 };
@@ -111,20 +111,24 @@ fn main() {
             bi.self_pairs(boxes, &mut out);
             out.len()
         });
+        // A fresh scratch, so that its size is this set's.
+        let mut fresh = BoxIntersection::new();
+        fresh.self_pairs(boxes, &mut out);
+        let bytes = fresh.capacity_bytes() as f64 / boxes.len() as f64;
         let (ts, ps) = time(reps.min(5), || {
             bi.scan_self_pairs(boxes, &mut out);
             out.len()
         });
         assert_eq!(ph, ps, "{name}: hybrid and scan disagree");
         println!(
-            "{name:<18} {ph:>10} {th:>12.2} {ths:>14.2} {ts:>12.2} {:>9.2}",
+            "{name:<18} {ph:>10} {th:>12.2} {ths:>14.2} {ts:>12.2} {:>9.2} {bytes:>12.0}",
             ts / ths
         );
     }
 
     println!();
     println!("cutoff sweep: hybrid, unsorted output, ms per call");
-    let cutoffs = [16, 32, 64, 128, 256, 512, 1024, 4096];
+    let cutoffs = [32, 64, 128, 256, 512, 1024, 2048, 4096];
     print!("{:<18}", "set");
     for c in cutoffs {
         print!(" {c:>8}");
@@ -135,7 +139,7 @@ fn main() {
         print!("{name:<18}");
         for c in cutoffs {
             bi.cutoff = c;
-            let (t, _) = time(if boxes.len() > 50_000 { 5 } else { 11 }, || {
+            let (t, _) = time(if boxes.len() > 50_000 { 7 } else { 15 }, || {
                 bi.self_pairs(boxes, &mut out);
                 out.len()
             });

@@ -36,6 +36,7 @@ mod stream;
 mod tests;
 
 use std::cmp::Ordering;
+use std::ops::Range;
 
 /// An axis-aligned box with the caller's id (e.g. a particle index).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,9 +50,11 @@ pub struct Aabb {
 }
 
 /// Default [`BoxIntersection::cutoff`]: below this many boxes on either side a subproblem
-/// is solved by a scan instead of being split further (measured with
-/// `cargo bench -p dem-core --bench box_intersection`; flat between about 64 and 512).
-pub const DEFAULT_CUTOFF: usize = 128;
+/// is solved by a scan instead of being split further. Measured with
+/// `cargo bench -p dem-core --bench box_intersection` on settle-like and 100:1 polydisperse
+/// sphere boxes, N = 1e4 and 1e5: best between 256 and 1024 (within the machine's noise),
+/// 2-3 times slower at 32 or at 4096.
+pub const DEFAULT_CUTOFF: usize = 512;
 
 /// Working copy of a box: axes permuted so that axis 0 is the sweep axis, `-0.0` made
 /// `0.0`, `key` = position in the input (unique: breaks ties between equal coordinates).
@@ -140,8 +143,6 @@ pub struct BoxIntersection {
     pub sort_output: bool,
     /// Seed of the sampling used to pick split values (reset at each call).
     pub seed: u64,
-    points: Vec<Item>,
-    intervals: Vec<Item>,
     scratch: stream::Scratch,
     sort_tmp: Vec<(u32, u32)>,
     sort_count: Vec<u32>,
@@ -162,8 +163,6 @@ impl BoxIntersection {
             sweep_axis: None,
             sort_output: true,
             seed: 0x5eed_b0c5,
-            points: Vec::new(),
-            intervals: Vec::new(),
             scratch: stream::Scratch::default(),
             sort_tmp: Vec::new(),
             sort_count: Vec::new(),
@@ -184,16 +183,14 @@ impl BoxIntersection {
     pub fn self_pairs(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
         out.clear();
         let perm = self.axis_order(boxes, &[]);
-        fill(&mut self.points, boxes, perm, 0);
-        sort_along_0(&mut self.points);
-        self.intervals.clear();
-        self.intervals.extend_from_slice(&self.points);
+        let (all, _) = self.load(boxes, &[], perm);
         let mut sink = Out {
             pairs: out,
             complete: true,
         };
         let mut tree = stream::Stream::new(self.cutoff, self.seed, &mut self.scratch);
-        tree.run(&self.points, &self.intervals, 2, true, &mut sink);
+        // The same boxes as points and as intervals.
+        tree.run(all.clone(), all, 2, true, &mut sink);
         self.finish(out);
     }
 
@@ -202,18 +199,15 @@ impl BoxIntersection {
     pub fn bipartite_pairs(&mut self, a: &[Aabb], b: &[Aabb], out: &mut Vec<(u32, u32)>) {
         out.clear();
         let perm = self.axis_order(a, b);
-        fill(&mut self.points, a, perm, 0);
-        fill(&mut self.intervals, b, perm, a.len());
-        sort_along_0(&mut self.points);
-        sort_along_0(&mut self.intervals);
+        let (ra, rb) = self.load(a, b, perm);
         let mut sink = Out {
             pairs: out,
             complete: false,
         };
         let mut tree = stream::Stream::new(self.cutoff, self.seed, &mut self.scratch);
         // Pairs where a's box starts inside b's on the top axis, then the converse.
-        tree.run(&self.points, &self.intervals, 2, true, &mut sink);
-        tree.run(&self.intervals, &self.points, 2, false, &mut sink);
+        tree.run(ra.clone(), rb.clone(), 2, true, &mut sink);
+        tree.run(rb, ra, 2, false, &mut sink);
         self.finish(out);
     }
 
@@ -224,13 +218,12 @@ impl BoxIntersection {
     pub fn scan_self_pairs(&mut self, boxes: &[Aabb], out: &mut Vec<(u32, u32)>) {
         out.clear();
         let perm = self.axis_order(boxes, &[]);
-        fill(&mut self.points, boxes, perm, 0);
-        sort_along_0(&mut self.points);
+        let (all, _) = self.load(boxes, &[], perm);
         let mut sink = Out {
             pairs: out,
             complete: true,
         };
-        scan::sweep_complete(&self.points, &mut sink);
+        scan::sweep_complete(&self.scratch.arena[all], &mut sink);
         self.finish(out);
     }
 
@@ -238,17 +231,36 @@ impl BoxIntersection {
     pub fn scan_bipartite_pairs(&mut self, a: &[Aabb], b: &[Aabb], out: &mut Vec<(u32, u32)>) {
         out.clear();
         let perm = self.axis_order(a, b);
-        fill(&mut self.points, a, perm, 0);
-        fill(&mut self.intervals, b, perm, a.len());
-        sort_along_0(&mut self.points);
-        sort_along_0(&mut self.intervals);
+        let (ra, rb) = self.load(a, b, perm);
         let mut sink = Out {
             pairs: out,
             complete: false,
         };
-        scan::one_way(&self.points, &self.intervals, 2, true, &mut sink);
-        scan::one_way(&self.intervals, &self.points, 2, false, &mut sink);
+        let arena = &self.scratch.arena;
+        scan::one_way(&arena[ra.clone()], &arena[rb.clone()], 2, true, &mut sink);
+        scan::one_way(&arena[rb], &arena[ra], 2, false, &mut sink);
         self.finish(out);
+    }
+
+    /// Bytes held by the scratch buffers (not counting the caller's output vector): they
+    /// grow to what the largest call so far needed and are kept for the next calls.
+    pub fn capacity_bytes(&self) -> usize {
+        self.scratch.capacity_bytes()
+            + (self.sort_tmp.capacity() * size_of::<(u32, u32)>())
+            + self.sort_count.capacity() * size_of::<u32>()
+    }
+
+    /// Working copies of `a` then `b` at the bottom of the arena, each sorted along the sweep
+    /// axis; returns where they are.
+    fn load(&mut self, a: &[Aabb], b: &[Aabb], perm: [usize; 3]) -> (Range<usize>, Range<usize>) {
+        let arena = &mut self.scratch.arena;
+        arena.clear();
+        push_items(arena, a, perm, 0);
+        push_items(arena, b, perm, a.len());
+        let (ra, rb) = (0..a.len(), a.len()..a.len() + b.len());
+        sort_along_0(&mut arena[ra.clone()]);
+        sort_along_0(&mut arena[rb.clone()]);
+        (ra, rb)
     }
 
     fn finish(&mut self, out: &mut Vec<(u32, u32)>) {
@@ -320,13 +332,12 @@ fn spreads<'a>(boxes: impl Iterator<Item = &'a Aabb>) -> [f64; 3] {
     })
 }
 
-/// Working copies of `boxes` with axes in the order `perm`, keys from `key0`.
-fn fill(dst: &mut Vec<Item>, boxes: &[Aabb], perm: [usize; 3], key0: usize) {
+/// Append working copies of `boxes` with axes in the order `perm`, keys from `key0`.
+fn push_items(dst: &mut Vec<Item>, boxes: &[Aabb], perm: [usize; 3], key0: usize) {
     assert!(
         key0 + boxes.len() <= u32::MAX as usize,
         "too many boxes for u32 keys"
     );
-    dst.clear();
     dst.extend(boxes.iter().enumerate().map(|(n, b)| {
         debug_assert!(
             (0..3).all(|k| b.lo[k] <= b.hi[k]),
