@@ -282,11 +282,11 @@ fn touching_faces_edges_and_corners_count() {
 
 #[test]
 fn large_sets_with_shared_coordinates_keep_the_recursion_shallow() {
-    // 100k disjoint zero-size boxes that share y and z and differ in x, swept along x: on the
+    // 30k disjoint zero-size boxes that share y and z and differ in x, swept along x: on the
     // tree axes (z, then y) every box holds every later one, so every split relies on the
     // position tie-break and all pairs travel down as spanning sets to the x scan, which
     // rejects them. Run on a small stack with the smallest cutoff.
-    let boxes: Vec<Aabb> = (0..100_000)
+    let boxes: Vec<Aabb> = (0..30_000)
         .map(|i| Aabb {
             lo: [i as f64, 0.0, 0.0],
             hi: [i as f64, 0.0, 0.0],
