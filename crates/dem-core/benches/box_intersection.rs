@@ -2,26 +2,59 @@
 //! sphere boxes, N = 1e4 and 1e5 (and one hybrid call at 1e6), plus a cutoff sweep.
 //!
 //! Run: `cargo bench -p dem-core --bench box_intersection`.
-//! Sets (seeded, uniform random centres, boxes = sphere + 2.5 % of d on each side):
+//! Sets (seeded, uniform random centres, boxes = sphere + half a skin on each side, skin 5 %
+//! of the smallest diameter):
 //! - settle: monodisperse d = 1 in a settle-scene footprint (25 x 40 for 1e4, 100 x 100
 //!   for 1e5) filled to solid fraction 0.6;
 //! - poly: radii log-uniform over 100:1, cube at nominal solid fraction 0.5.
+//!
+//! For N = 1e4 the existing cell grid (`VerletList::rebuild`, sphere-distance test with the
+//! same skin) is timed too, for context.
 
+use dem_api::SphereShape;
 use dem_core::box_intersection::{Aabb, BoxIntersection, DEFAULT_CUTOFF};
+use dem_core::broadphase::VerletList;
+use dem_core::particles::{Dofs, Particles, Shape};
+use nalgebra::Vector3;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::time::Instant;
 
-fn sphere_box(c: [f64; 3], r: f64, id: u32) -> Aabb {
-    let h = r + 0.025 * 2.0 * r;
-    Aabb {
-        lo: c.map(|x| x - h),
-        hi: c.map(|x| x + h),
-        id,
-    }
+/// Sphere centres and radii.
+type Spheres = Vec<([f64; 3], f64)>;
+
+fn boxes_of(spheres: &Spheres, skin: f64) -> Vec<Aabb> {
+    spheres
+        .iter()
+        .enumerate()
+        .map(|(i, &(c, r))| Aabb {
+            lo: c.map(|x| x - r - 0.5 * skin),
+            hi: c.map(|x| x + r + 0.5 * skin),
+            id: i as u32,
+        })
+        .collect()
 }
 
-fn settle(n: usize, rng: &mut Pcg64) -> Vec<Aabb> {
+fn particles_of(spheres: &Spheres) -> Particles {
+    let mut p = Particles::default();
+    for &(c, r) in spheres {
+        let z = Vector3::zeros();
+        let shape = Shape::Sphere(SphereShape { radius: r });
+        p.push(
+            shape,
+            Vector3::from(c),
+            z,
+            z,
+            1.0,
+            Vector3::repeat(1.0),
+            Dofs::FREE,
+            0,
+        );
+    }
+    p
+}
+
+fn settle(n: usize, rng: &mut Pcg64) -> Spheres {
     let (lx, ly) = if n <= 10_000 {
         (25.0, 40.0)
     } else {
@@ -29,14 +62,14 @@ fn settle(n: usize, rng: &mut Pcg64) -> Vec<Aabb> {
     };
     let lz = n as f64 * std::f64::consts::PI / 6.0 / (0.6 * lx * ly);
     (0..n)
-        .map(|i| {
+        .map(|_| {
             let c = [lx, ly, lz].map(|l| 0.5 + rng.random::<f64>() * (l - 1.0).max(0.0));
-            sphere_box(c, 0.5, i as u32)
+            (c, 0.5)
         })
         .collect()
 }
 
-fn poly(n: usize, rng: &mut Pcg64) -> Vec<Aabb> {
+fn poly(n: usize, rng: &mut Pcg64) -> Spheres {
     let radii: Vec<f64> = (0..n)
         .map(|_| 0.05 * 100f64.powf(rng.random::<f64>()))
         .collect();
@@ -47,8 +80,7 @@ fn poly(n: usize, rng: &mut Pcg64) -> Vec<Aabb> {
     let side = (vol / 0.5).cbrt();
     radii
         .iter()
-        .enumerate()
-        .map(|(i, &r)| sphere_box([(); 3].map(|_| rng.random::<f64>() * side), r, i as u32))
+        .map(|&r| ([(); 3].map(|_| rng.random::<f64>() * side), r))
         .collect()
 }
 
@@ -69,14 +101,18 @@ fn time(reps: usize, mut f: impl FnMut() -> usize) -> (f64, usize) {
 
 fn main() {
     let mut rng = Pcg64::seed_from_u64(2026);
-    let sets: Vec<(String, Vec<Aabb>)> = [10_000, 100_000]
+    let spheres: Vec<(String, Spheres, f64)> = [10_000, 100_000]
         .into_iter()
         .flat_map(|n| {
             [
-                (format!("settle N={n}"), settle(n, &mut rng)),
-                (format!("poly100 N={n}"), poly(n, &mut rng)),
+                (format!("settle N={n}"), settle(n, &mut rng), 0.05),
+                (format!("poly100 N={n}"), poly(n, &mut rng), 0.005),
             ]
         })
+        .collect();
+    let sets: Vec<(String, Vec<Aabb>)> = spheres
+        .iter()
+        .map(|(name, s, skin)| (name.clone(), boxes_of(s, *skin)))
         .collect();
     let mut bi = BoxIntersection::new();
     let mut out = Vec::new();
@@ -150,6 +186,18 @@ fn main() {
     bi.cutoff = DEFAULT_CUTOFF;
 
     println!();
+    println!("cell grid (VerletList::rebuild, sphere gap < skin), N = 1e4, for context");
+    for (name, s, skin) in spheres.iter().filter(|(_, s, _)| s.len() <= 10_000) {
+        let p = particles_of(s);
+        let mut list = VerletList::default();
+        let (t, pairs) = time(5, || {
+            list.rebuild(&p, 0.0, *skin);
+            list.pairs.len()
+        });
+        println!("{name:<18} {t:>8.2} ms, {pairs} sphere pairs");
+    }
+
+    println!();
     let big = settle_big(&mut rng);
     let (t, p) = time(1, || {
         bi.self_pairs(&big, &mut out);
@@ -159,13 +207,18 @@ fn main() {
 }
 
 fn settle_big(rng: &mut Pcg64) -> Vec<Aabb> {
+    let spheres = settle_big_spheres(rng);
+    boxes_of(&spheres, 0.05)
+}
+
+fn settle_big_spheres(rng: &mut Pcg64) -> Spheres {
     let n = 1_000_000;
     let (lx, ly) = (1000.0, 100.0);
     let lz = n as f64 * std::f64::consts::PI / 6.0 / (0.6 * lx * ly);
     (0..n)
-        .map(|i| {
+        .map(|_| {
             let c = [lx, ly, lz].map(|l: f64| 0.5 + rng.random::<f64>() * (l - 1.0));
-            sphere_box(c, 0.5, i as u32)
+            (c, 0.5)
         })
         .collect()
 }
