@@ -320,3 +320,36 @@ fn radix_sort_sorts() {
         assert_eq!(v, want);
     }
 }
+
+#[test]
+fn many_random_small_configurations() {
+    // Mixed sets (boxes from two generators side by side), random sizes, cutoffs and axes:
+    // the branches of the recursion are reached in many combinations.
+    let mut rng = Pcg64::seed_from_u64(12);
+    let mut bi = BoxIntersection::new();
+    let mut out = Vec::new();
+    for round in 0..300 {
+        let (_, g1) = GENERATORS[rng.random_range(0..GENERATORS.len())];
+        let (_, g2) = GENERATORS[rng.random_range(0..GENERATORS.len())];
+        let mut boxes = g1(rng.random_range(0..150), &mut rng);
+        let offset = boxes.len() as u32;
+        boxes.extend(
+            g2(rng.random_range(0..150), &mut rng)
+                .into_iter()
+                .map(|mut b| {
+                    b.id += offset;
+                    b
+                }),
+        );
+        let want = brute(&boxes);
+        bi.cutoff = rng.random_range(2..40);
+        bi.sweep_axis = [None, Some(0), Some(1), Some(2)][rng.random_range(0..4)];
+        bi.seed = rng.random();
+        bi.self_pairs(&boxes, &mut out);
+        assert_once(&format!("round {round}"), &out, &want);
+        let split = rng.random_range(0..=boxes.len());
+        let (a, b) = boxes.split_at(split);
+        bi.bipartite_pairs(a, b, &mut out);
+        assert_eq!(out, brute_bipartite(a, b), "round {round} bipartite");
+    }
+}
