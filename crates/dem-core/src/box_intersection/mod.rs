@@ -327,27 +327,30 @@ pub fn scan_self_intersections(boxes: &[Aabb]) -> Vec<(u32, u32)> {
 }
 
 /// Per axis, the extent of the box centres in mean box widths: the larger, the fewer boxes a
-/// sweep along that axis sees at once. Infinite for points spread out, 0 when not spread.
+/// sweep along that axis sees at once. Boxes infinite along an axis are left out of that
+/// axis' figures. Infinite for points spread out, 0 when not spread.
 fn spreads<'a>(boxes: impl Iterator<Item = &'a Aabb>) -> [f64; 3] {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     let mut width = [0.0f64; 3];
-    let mut count = 0.0;
+    let mut count = [0.0f64; 3];
     for b in boxes {
-        count += 1.0;
         for k in 0..3 {
+            let w = b.hi[k] - b.lo[k];
+            if !w.is_finite() {
+                continue;
+            }
             let c = 0.5 * (b.lo[k] + b.hi[k]);
             lo[k] = lo[k].min(c);
             hi[k] = hi[k].max(c);
-            width[k] += b.hi[k] - b.lo[k];
+            width[k] += w;
+            count[k] += 1.0;
         }
     }
     [0, 1, 2].map(|k| {
         let extent = (hi[k] - lo[k]).max(0.0);
-        if !extent.is_finite() {
-            0.0
-        } else if width[k] > 0.0 && width[k].is_finite() {
-            extent * count / width[k]
+        if width[k] > 0.0 {
+            extent * count[k] / width[k]
         } else if extent > 0.0 {
             f64::INFINITY
         } else {

@@ -353,3 +353,45 @@ fn many_random_small_configurations() {
         assert_eq!(out, brute_bipartite(a, b), "round {round} bipartite");
     }
 }
+
+#[test]
+fn infinite_boxes() {
+    // Half-spaces and slabs (infinite coordinates) among ordinary boxes.
+    let mut rng = Pcg64::seed_from_u64(13);
+    let mut boxes = monodisperse(400, &mut rng);
+    let n = boxes.len() as u32;
+    let inf = f64::INFINITY;
+    boxes.push(Aabb {
+        lo: [-inf; 3],
+        hi: [inf, inf, 2.0],
+        id: n,
+    });
+    boxes.push(Aabb {
+        lo: [3.0, -inf, -inf],
+        hi: [3.0, inf, inf],
+        id: n + 1,
+    });
+    boxes.push(Aabb {
+        lo: [-inf; 3],
+        hi: [inf; 3],
+        id: n + 2,
+    });
+    boxes.push(Aabb {
+        lo: [5.0, 5.0, 5.0],
+        hi: [inf; 3],
+        id: n + 3,
+    });
+    let want = brute(&boxes);
+    let mut bi = BoxIntersection::new();
+    let mut out = Vec::new();
+    for cutoff in [2, 16, DEFAULT_CUTOFF] {
+        for axis in [None, Some(0), Some(2)] {
+            bi.cutoff = cutoff;
+            bi.sweep_axis = axis;
+            bi.self_pairs(&boxes, &mut out);
+            assert_once(&format!("cutoff {cutoff} axis {axis:?}"), &out, &want);
+            bi.scan_self_pairs(&boxes, &mut out);
+            assert_once(&format!("scan axis {axis:?}"), &out, &want);
+        }
+    }
+}
