@@ -58,7 +58,6 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
-use std::cmp::Ordering;
 use std::ops::Range;
 
 /// An axis-aligned box with the caller's id (e.g. a particle index).
@@ -110,18 +109,6 @@ impl Item {
     fn holds(&self, p: &Item, d: usize) -> bool {
         self.before(p, d) && p.lo[d] <= self.hi[d]
     }
-}
-
-/// Sort by (`lo[0]`, key): the order every scan expects.
-fn sort_along_0(v: &mut [Item]) {
-    v.sort_unstable_by(|a, b| cmp_along(a, b, 0));
-}
-
-/// Order along axis `d` by (`lo[d]`, key): consistent with [`Item::before`] since coordinates
-/// are not NaN and `-0.0` was normalised.
-#[inline(always)]
-fn cmp_along(a: &Item, b: &Item, d: usize) -> Ordering {
-    a.lo[d].total_cmp(&b.lo[d]).then(a.key.cmp(&b.key))
 }
 
 /// Where pairs go, and how a (point, interval) pair is turned into an output pair.
@@ -274,16 +261,40 @@ impl BoxIntersection {
     }
 
     /// Working copies of `a` then `b` at the bottom of the arena, each sorted along the sweep
-    /// axis; returns where they are.
+    /// axis; returns where they are. Sorts (coordinate, position) pairs, cheaper to move than
+    /// boxes, then copies the boxes in that order.
     fn load(&mut self, a: &[Aabb], b: &[Aabb], perm: [usize; 3]) -> (Range<usize>, Range<usize>) {
-        let arena = &mut self.scratch.arena;
+        assert!(
+            a.len() + b.len() <= u32::MAX as usize,
+            "too many boxes for u32 keys"
+        );
+        let stream::Scratch { arena, keys } = &mut self.scratch;
         arena.clear();
-        push_items(arena, a, perm, 0);
-        push_items(arena, b, perm, a.len());
-        let (ra, rb) = (0..a.len(), a.len()..a.len() + b.len());
-        sort_along_0(&mut arena[ra.clone()]);
-        sort_along_0(&mut arena[rb.clone()]);
-        (ra, rb)
+        for (set, key0) in [(a, 0), (b, a.len())] {
+            keys.clear();
+            // `+ 0.0` turns -0.0 into 0.0, so that sorting by total_cmp agrees with `<`.
+            keys.extend(
+                set.iter()
+                    .enumerate()
+                    .map(|(n, x)| (x.lo[perm[0]] + 0.0, n as u32)),
+            );
+            keys.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            arena.extend(keys.iter().map(|&(_, n)| {
+                let x = &set[n as usize];
+                debug_assert!(
+                    (0..3).all(|k| x.lo[k] <= x.hi[k]),
+                    "box {} has lo > hi or NaN",
+                    x.id
+                );
+                Item {
+                    lo: perm.map(|k| x.lo[k] + 0.0),
+                    hi: perm.map(|k| x.hi[k] + 0.0),
+                    key: (key0 + n as usize) as u32,
+                    id: x.id,
+                }
+            }));
+        }
+        (0..a.len(), a.len()..a.len() + b.len())
     }
 
     fn finish(&mut self, out: &mut Vec<(u32, u32)>) {
@@ -296,7 +307,7 @@ impl BoxIntersection {
     /// relative to their width), the tree's top axis last (the next best: split first), the
     /// poorest axis in the middle (only ever reached by spanning sets).
     fn axis_order(&self, a: &[Aabb], b: &[Aabb]) -> [usize; 3] {
-        let spread = spreads(a.iter().chain(b));
+        let spread = spreads(&[a, b]);
         let mut rank = [0, 1, 2];
         // Stable: ties keep the natural order.
         rank.sort_by(|&x, &y| spread[y].total_cmp(&spread[x]));
@@ -329,20 +340,24 @@ pub fn scan_self_intersections(boxes: &[Aabb]) -> Vec<(u32, u32)> {
 /// Per axis, the extent of the box centres in mean box widths: the larger, the fewer boxes a
 /// sweep along that axis sees at once. Boxes infinite along an axis are left out of that
 /// axis' figures. Infinite for points spread out, 0 when not spread.
-fn spreads<'a>(boxes: impl Iterator<Item = &'a Aabb>) -> [f64; 3] {
+fn spreads(sets: &[&[Aabb]]) -> [f64; 3] {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     let mut width = [0.0f64; 3];
     let mut count = [0.0f64; 3];
-    for b in boxes {
+    for b in sets.iter().flat_map(|s| s.iter()) {
         for k in 0..3 {
             let w = b.hi[k] - b.lo[k];
             if !w.is_finite() {
                 continue;
             }
             let c = 0.5 * (b.lo[k] + b.hi[k]);
-            lo[k] = lo[k].min(c);
-            hi[k] = hi[k].max(c);
+            if c < lo[k] {
+                lo[k] = c;
+            }
+            if c > hi[k] {
+                hi[k] = c;
+            }
             width[k] += w;
             count[k] += 1.0;
         }
@@ -357,28 +372,6 @@ fn spreads<'a>(boxes: impl Iterator<Item = &'a Aabb>) -> [f64; 3] {
             0.0
         }
     })
-}
-
-/// Append working copies of `boxes` with axes in the order `perm`, keys from `key0`.
-fn push_items(dst: &mut Vec<Item>, boxes: &[Aabb], perm: [usize; 3], key0: usize) {
-    assert!(
-        key0 + boxes.len() <= u32::MAX as usize,
-        "too many boxes for u32 keys"
-    );
-    dst.extend(boxes.iter().enumerate().map(|(n, b)| {
-        debug_assert!(
-            (0..3).all(|k| b.lo[k] <= b.hi[k]),
-            "box {} has lo > hi or NaN",
-            b.id
-        );
-        // `+ 0.0` turns -0.0 into 0.0, so that sorting by total_cmp agrees with `<`.
-        Item {
-            lo: perm.map(|k| b.lo[k] + 0.0),
-            hi: perm.map(|k| b.hi[k] + 0.0),
-            key: (key0 + n) as u32,
-            id: b.id,
-        }
-    }));
 }
 
 /// Sort pairs lexicographically: LSD radix sort on four 16-bit digits, skipping digits that

@@ -1,4 +1,4 @@
-//! The scans: sweeps along axis 0 of sets sorted along axis 0 (by [`super::cmp_along`]).
+//! The scans: sweeps along axis 0 of sets sorted along axis 0 by (`lo[0]`, position).
 //! Used alone (one set, or two sets) and as the base case of the streamed segment tree,
 //! whose subsets stay sorted.
 

@@ -19,7 +19,7 @@ use rand_pcg::Pcg32;
 use std::ops::Range;
 
 /// A key along one axis: (low coordinate, position).
-type Key = (f64, u32);
+pub(super) type Key = (f64, u32);
 
 #[inline(always)]
 fn key(b: &Item, d: usize) -> Key {
@@ -38,8 +38,8 @@ pub(super) struct Scratch {
     /// length is about 4 times the number of boxes on random sphere boxes (settle-like and
     /// 100:1 polydisperse, 1e5 boxes).
     pub(super) arena: Vec<Item>,
-    /// Keys of a point set, for an exact median.
-    keys: Vec<Key>,
+    /// Keys of a point set, for an exact median; (coordinate, position) pairs when loading.
+    pub(super) keys: Vec<Key>,
 }
 
 impl Scratch {
