@@ -73,9 +73,10 @@ pub struct Aabb {
 
 /// Default [`BoxIntersection::cutoff`]: below this many boxes on either side a subproblem
 /// is solved by a scan instead of being split further. Measured with
-/// `cargo bench -p dem-core --bench box_intersection` on settle-like and 100:1 polydisperse
-/// sphere boxes, N = 1e4 and 1e5: best between 256 and 1024 (within the machine's noise),
-/// 2-3 times slower at 32 or at 4096.
+/// `cargo bench -p dem-core --bench box_intersection` (settle-like and 100:1 polydisperse
+/// sphere boxes): at N = 1e4 512 is the best or within noise of it; at N = 1e5 1024-2048 are
+/// 10-15 % faster than 512; 32 is 2-3 times slower and 4096 up to 2 times slower at 1e4.
+/// Larger sets may set a larger cutoff.
 pub const DEFAULT_CUTOFF: usize = 512;
 
 /// Working copy of a box: axes permuted so that axis 0 is the sweep axis, `-0.0` made
