@@ -26,8 +26,12 @@
 //! at rest: no division by zero); `mu(y) = mu_s` up to `eps_v`, then a smoothstep down to
 //! `mu_k` at `2 eps_v`. A body on a slope with `tan(theta) < mu_s` creeps at
 //! `eps_v (1 - sqrt(1 - tan(theta)/mu_s))`. Booked as friction.
+//!
+//! Or `penalty_friction: YamaneNakamura(..)`: Yamane and Nakamura's penalty friction
+//! (`dem_api::sdk::parts::YamaneNakamura`, the same as in `Law2_L6Geom_Penalty`), driven by
+//! the barrier's current normal force, instead of IPC's (then `mu_s` and `mu_k` must be 0).
 
-use dem_api::sdk::parts::{norm, work_absorbed};
+use dem_api::sdk::parts::{norm, work_absorbed, YamaneNakamura};
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair, Vec3};
 use serde::{Deserialize, Serialize};
@@ -48,6 +52,8 @@ pub struct Params {
     pub mu_k: f64,
     /// Velocity below which friction is smoothed, m/s.
     pub eps_v: f64,
+    /// Yamane-Nakamura penalty friction instead of IPC's; absent: IPC's.
+    pub penalty_friction: Option<YamaneNakamura>,
 }
 
 impl Default for Params {
@@ -59,6 +65,7 @@ impl Default for Params {
             mu_s: 0.0,
             mu_k: 0.0,
             eps_v: 1e-3,
+            penalty_friction: None,
         }
     }
 }
@@ -101,11 +108,12 @@ dem_api::slots! {
 }
 
 // State: previous normal force (lagged lambda), previous friction force (2), count of
-// steps in the error state.
+// steps in the error state, then the penalty friction's slots.
 const LAMBDA: usize = 0;
 const FT: usize = 1;
 const ERRORS: usize = 3;
-const END: usize = 4;
+const YN: usize = 4;
+const END: usize = YN + YamaneNakamura::SLOTS;
 
 /// The barrier law.
 pub struct Barrier {
@@ -169,6 +177,12 @@ impl Law for Barrier {
             unit: "m/s",
             doc: "slip speed below which friction is smoothed (creep scale)",
         },
+        Param {
+            name: "penalty_friction",
+            unit: "-",
+            doc: "YamaneNakamura(k_fp: N/m, k_fd: N s/m, mu_s, mu_d, k_w: s/m) instead of \
+                  IPC's friction (mu_s, mu_k then 0); none: IPC's friction",
+        },
     ];
     const STATE_LEN: usize = END;
 
@@ -190,6 +204,16 @@ impl Law for Barrier {
                 "mu_s and mu_k must be >= 0, got {}, {}",
                 p.mu_s, p.mu_k
             ));
+        }
+        if let Some(yn) = &p.penalty_friction {
+            yn.validate()?;
+            if p.mu_s != 0.0 || p.mu_k != 0.0 {
+                return Err(format!(
+                    "penalty_friction replaces IPC's friction: give mu_s and mu_k as 0 (got {}, \
+                     {}) or leave penalty_friction out",
+                    p.mu_s, p.mu_k
+                ));
+            }
         }
         Ok(Barrier { p })
     }
@@ -235,6 +259,17 @@ impl Law for Barrier {
         }
         if last {
             (f_n, elastic) = (0.0, 0.0);
+        }
+        if let Some(yn) = &self.p.penalty_friction {
+            let t = yn.step(f_n, [g.u_dot.y, g.u_dot.z], input.dt, &mut state[YN..END]);
+            let f_t = if last { [0.0; 2] } else { t.force };
+            return LawOutput {
+                force: Vec3::new(f_n, f_t[0], f_t[1]),
+                torque: Vec3::ZERO,
+                elastic: elastic + if last { 0.0 } else { t.elastic },
+                friction: t.dissipated,
+                damping: 0.0,
+            };
         }
         // Friction with the normal force of the previous step (lagged).
         let lambda = state[LAMBDA];
