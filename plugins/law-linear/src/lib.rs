@@ -24,8 +24,8 @@
 //! from the instants of contact onset.
 
 use dem_api::sdk::parts::{
-    damping_ratio, effective_inertia, pair_friction, params, viscous_coefficient, NormalForce,
-    Resistance, SpringSlider,
+    damping_ratio, effective_inertia, pair_friction, params, viscous_coefficient, Dashpot,
+    NormalForce, Resistance, SpringSlider,
 };
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair, Vec3};
@@ -49,6 +49,12 @@ pub struct Params {
     pub rolling: Resistance,
     /// Twisting resistance model.
     pub twisting: Resistance,
+    /// Normal damping rate as LAMMPS `gran/hooke` defines it, 1/s: the viscous force is
+    /// `m* gamma_n v_n`; instead of `restitution`.
+    pub gamma_n: Option<f64>,
+    /// Tangential damping rate, 1/s: a dashpot `m* gamma_t v_t` beside the tangential
+    /// spring while it sticks, the total capped at the Coulomb limit.
+    pub gamma_t: Option<f64>,
 }
 
 impl Default for Params {
@@ -61,6 +67,8 @@ impl Default for Params {
             attraction: false,
             rolling: Resistance::Off,
             twisting: Resistance::Off,
+            gamma_n: None,
+            gamma_t: None,
         }
     }
 }
@@ -80,6 +88,8 @@ dem_api::slots! {
         pub kt: f64,
         /// Normal viscous coefficient, N s/m.
         pub eta: f64,
+        /// Tangential viscous coefficient, N s/m.
+        pub eta_t: f64,
         /// Coulomb coefficient.
         pub mu: f64,
         /// Effective radius, m.
@@ -105,10 +115,11 @@ impl LinearElPl {
     }
 }
 
-// State slots: normal damping force, tangential spring, rolling, twisting.
+// State slots: normal damping force, tangential spring and dashpot, rolling, twisting.
 const N0: usize = 0;
 const T0: usize = N0 + NormalForce::SLOTS;
-const R0: usize = T0 + SpringSlider::<2>::SLOTS;
+const D0: usize = T0 + SpringSlider::<2>::SLOTS;
+const R0: usize = D0 + Dashpot::<2>::SLOTS;
 const W0: usize = R0 + Resistance::slots(2);
 const END: usize = W0 + Resistance::slots(1);
 
@@ -140,6 +151,18 @@ impl Law for LinearElPl {
         },
         params::ROLLING,
         params::TWISTING,
+        Param {
+            name: "gamma_n",
+            unit: "1/s",
+            doc: "normal damping as LAMMPS gran/hooke defines it, force m* gamma_n v_n; \
+                  instead of restitution",
+        },
+        Param {
+            name: "gamma_t",
+            unit: "1/s",
+            doc: "tangential dashpot m* gamma_t v_t beside the spring, capped at the \
+                  Coulomb limit (LAMMPS dampflag 1)",
+        },
     ];
     const STATE_LEN: usize = END;
 
@@ -157,6 +180,16 @@ impl Law for LinearElPl {
             Some(e) if e > 0.0 && e <= 1.0 => damping_ratio(e),
             Some(e) => return Err(format!("restitution must be in (0, 1], got {e}")),
         };
+        for (name, g) in [("gamma_n", p.gamma_n), ("gamma_t", p.gamma_t)] {
+            if let Some(g) = g {
+                if !(g >= 0.0 && g.is_finite()) {
+                    return Err(format!("{name} must be >= 0 and finite, got {g}"));
+                }
+            }
+        }
+        if p.gamma_n.is_some() && p.restitution.is_some() {
+            return Err("give either restitution or gamma_n, not both".into());
+        }
         if let Some(mu) = p.friction {
             if mu.is_nan() || mu < 0.0 {
                 return Err(format!("friction must be >= 0, got {mu}"));
@@ -170,10 +203,15 @@ impl Law for LinearElPl {
     fn constants(&self, input: &LawInput) -> Constants {
         let pair = &input.pair;
         let kn = self.kn(pair);
+        let m = pair.effective_mass();
         Constants {
             kn,
             kt: kn * self.p.kt_kn,
-            eta: viscous_coefficient(self.zeta, pair.effective_mass(), kn),
+            eta: match self.p.gamma_n {
+                Some(g) => m * g,
+                None => viscous_coefficient(self.zeta, m, kn),
+            },
+            eta_t: self.p.gamma_t.map_or(0.0, |g| m * g),
             mu: self.p.friction.unwrap_or_else(|| pair_friction(pair)),
             r: pair.effective_radius(),
             i: effective_inertia(pair),
@@ -204,13 +242,14 @@ impl Law for LinearElPl {
             dt,
             &mut state[N0..T0],
         );
-        let t = SpringSlider::<2>::step(
-            c.kt,
-            [g.u_dot.y, g.u_dot.z],
-            dt,
-            c.mu * f_n.max(0.0),
-            &mut state[T0..R0],
-        );
+        let rate_t = [g.u_dot.y, g.u_dot.z];
+        let limit = c.mu * f_n.max(0.0);
+        let t = SpringSlider::<2>::step(c.kt, rate_t, dt, limit, &mut state[T0..D0]);
+        let (f_t, t_damping) = if c.eta_t > 0.0 {
+            Dashpot::<2>::step(&t, c.eta_t, rate_t, dt, limit, &mut state[D0..R0])
+        } else {
+            (t.force, 0.0)
+        };
         let roll = self.p.rolling.step(
             [g.phi_dot.y, g.phi_dot.z],
             f_n,
@@ -225,11 +264,11 @@ impl Law for LinearElPl {
                 .twisting
                 .step([g.phi_dot.x], f_n, c.kn, c.r, c.i, dt, &mut state[W0..END]);
         LawOutput {
-            force: Vec3::new(f_n, t.force[0], t.force[1]),
+            force: Vec3::new(f_n, f_t[0], f_t[1]),
             torque: Vec3::new(twist.force[0], roll.force[0], roll.force[1]),
             elastic: f_el * f_el / (2.0 * c.kn) + t.elastic + roll.elastic + twist.elastic,
             friction: t.dissipated + roll.dissipated + twist.dissipated,
-            damping,
+            damping: damping + t_damping,
         }
     }
 }

@@ -90,8 +90,12 @@ pub fn expand_bodies(
                 ..
             } => vec![*center, *velocity, *angular_velocity],
             BodySpec::Lattice {
-                origin, velocity, ..
-            } => vec![*origin, *velocity],
+                origin,
+                velocity,
+                velocity_spread,
+                ..
+            } => vec![*origin, *velocity, [*velocity_spread; 3]],
+            BodySpec::Csv { .. } => vec![],
             BodySpec::RandomFill { min, max, .. } | BodySpec::Box { min, max, .. } => {
                 vec![*min, *max]
             }
@@ -159,10 +163,26 @@ pub fn expand_bodies(
                 radius,
                 material,
                 velocity,
+                velocity_spread,
+                seed,
             } => {
                 positive("radius", *radius)?;
                 positive("spacing", *spacing)?;
+                if *velocity_spread < 0.0 {
+                    return Err(scene.error(format!(
+                        "bodies[{k}].velocity_spread: must be >= 0, got {velocity_spread}"
+                    )));
+                }
                 let m = mat(material)?;
+                let mut rng = rand_pcg::Pcg64::seed_from_u64(*seed);
+                let s = *velocity_spread;
+                let mut spread = move || {
+                    if s > 0.0 {
+                        Vector3::from_fn(|_, _| rng.random_range(-s..=s))
+                    } else {
+                        Vector3::zeros()
+                    }
+                };
                 for z in 0..count[2] {
                     for y in 0..count[1] {
                         for x in 0..count[0] {
@@ -174,12 +194,42 @@ pub fn expand_bodies(
                                 *radius,
                                 mats[m as usize].density,
                                 m,
-                                v(*velocity),
+                                v(*velocity) + spread(),
                                 Vector3::zeros(),
                                 Dofs::FREE,
                             );
                         }
                     }
+                }
+            }
+            BodySpec::Csv {
+                file,
+                radius,
+                material,
+            } => {
+                let m = mat(material)?;
+                let base = scene.origin.parent().unwrap_or(std::path::Path::new("."));
+                let path = base.join(file);
+                for (row, s) in super::csv::read(&path)?.into_iter().enumerate() {
+                    let r = s.radius.or(*radius).ok_or_else(|| {
+                        scene.error(format!(
+                            "bodies[{k}]: {} has no `radius` column and the body gives no \
+                             radius (row {})",
+                            path.display(),
+                            row + 1
+                        ))
+                    })?;
+                    positive("radius", r)?;
+                    add_sphere(
+                        p,
+                        s.center,
+                        r,
+                        mats[m as usize].density,
+                        m,
+                        s.velocity,
+                        s.angular_velocity,
+                        Dofs::FREE,
+                    );
                 }
             }
             BodySpec::RandomFill {

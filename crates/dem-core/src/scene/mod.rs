@@ -1,6 +1,7 @@
 //! The scene file (RON). Unknown fields are errors; every error names the file, line and
 //! column (parse errors) or the field path (consistency errors). See `docs/scenes.md`.
 
+pub mod csv;
 mod generators;
 mod mesh_body;
 
@@ -77,6 +78,22 @@ pub enum BodySpec {
         /// Velocity of every sphere, m/s.
         #[serde(default)]
         velocity: [f64; 3],
+        /// Plus a random part, each component uniform in `[-spread, spread]`, m/s.
+        #[serde(default)]
+        velocity_spread: f64,
+        /// Seed of the random velocities.
+        #[serde(default)]
+        seed: u64,
+    },
+    /// Spheres read from a CSV file (see [`csv`]): one row per sphere.
+    Csv {
+        /// The file, relative to the scene file.
+        file: String,
+        /// Radius of spheres whose row gives none, m.
+        #[serde(default)]
+        radius: Option<f64>,
+        /// Material name.
+        material: String,
     },
     /// Random non-overlapping spheres inside a box (random sequential addition).
     RandomFill {

@@ -1,0 +1,150 @@
+//! The benchmark scene `scenes/bench-settle.ron` against the LAMMPS run of the same deck
+//! (`in.settle_hooke`, N = 10,000, 20,000 steps; figures from the team's bench README):
+//! about 8,600-9,000 pair contacts with `r <= r_i + r_j`, about 1,100 wall contacts (within
+//! 10 %), and the highest sphere centre at 9.29e-3 to 9.31e-3 m (within 1 %). The same
+//! scene at N = 1,000 runs bitwise the same on 1 and 2 threads.
+
+use dem_core::particles::Shape;
+use dem_core::Simulation;
+use dem_verification::{root, sim_from_text};
+
+/// The bench scene with its particle file replaced by `csv` and its duration by `steps`.
+fn bench_scene(csv: &str, box_max: &str, steps: u64) -> Simulation {
+    let path = root().join("scenes/bench-settle.ron");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text
+        .replace("data/data.settle_N10000.csv", csv)
+        .replace("(0.02625, 0.041999999999999996, 0.0126)", box_max)
+        .replace("Steps(20000)", &format!("Steps({steps})"));
+    sim_from_text(&text, path.to_str().unwrap()).unwrap()
+}
+
+/// (pair contacts with r <= r_i + r_j, wall contacts as LAMMPS counts them, highest centre).
+fn statistics(sim: &Simulation) -> (usize, usize, f64) {
+    let p = &sim.particles;
+    let radius = |i: usize| match &p.shape[i] {
+        Shape::Sphere(s) => Some(s.radius),
+        _ => None,
+    };
+    let pairs = sim
+        .verlet
+        .pairs
+        .iter()
+        .filter(|&&(a, b)| {
+            let (a, b) = (a as usize, b as usize);
+            match (radius(a), radius(b)) {
+                (Some(ra), Some(rb)) => (p.pos[a] - p.pos[b]).norm() <= ra + rb,
+                _ => false,
+            }
+        })
+        .count();
+    // LAMMPS' diagnostic: a sphere within R of each face of the box counts once per face.
+    let (lo, hi) = ([0.0; 3], [0.02625, 0.041999999999999996, 0.0126]);
+    let mut walls = 0;
+    let mut zmax = f64::MIN;
+    for i in 0..p.len() {
+        if let Some(r) = radius(i) {
+            for k in 0..3 {
+                walls +=
+                    usize::from(p.pos[i][k] - lo[k] < r) + usize::from(hi[k] - p.pos[i][k] < r);
+            }
+            zmax = zmax.max(p.pos[i].z);
+        }
+    }
+    (pairs, walls, zmax)
+}
+
+#[test]
+fn final_state_matches_lammps_statistics() {
+    let mut sim = bench_scene(
+        "data/data.settle_N10000.csv",
+        "(0.02625, 0.041999999999999996, 0.0126)",
+        20_000,
+    );
+    assert_eq!(sim.particles.len(), 10_006);
+    sim.run_steps(20_000).unwrap();
+    let (pairs, walls, zmax) = statistics(&sim);
+    println!(
+        "after 20,000 steps: {pairs} pair contacts (LAMMPS 8,600-9,000), {walls} wall contacts \
+         (LAMMPS ~1,100), highest centre {zmax:.5e} m (LAMMPS 9.29e-3 to 9.31e-3)"
+    );
+    assert!(
+        (8600.0 * 0.9..=9000.0 * 1.1).contains(&(pairs as f64)),
+        "{pairs} pair contacts"
+    );
+    assert!(
+        (1100.0 * 0.9..=1100.0 * 1.1).contains(&(walls as f64)),
+        "{walls} wall contacts"
+    );
+    assert!(
+        (9.29e-3 * 0.99..=9.31e-3 * 1.01).contains(&zmax),
+        "highest centre {zmax}"
+    );
+}
+
+#[test]
+fn bench_scene_is_bitwise_the_same_on_one_and_two_threads() {
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut sim = bench_scene(
+                "data/data.settle_N1000.csv",
+                "(0.010499999999999999, 0.010499999999999999, 0.0126)",
+                8000,
+            );
+            sim.run_steps(8000).unwrap();
+            let p = &sim.particles;
+            let state: Vec<[u64; 6]> = (0..p.len())
+                .map(|i| {
+                    let (x, v) = (p.pos[i], p.vel[i]);
+                    [x.x, x.y, x.z, v.x, v.y, v.z].map(f64::to_bits)
+                })
+                .collect();
+            (state, (sim.contacts.active(), sim.contacts.slots.len()))
+        })
+    };
+    let (one, (contacts, slots)) = run(1);
+    let (two, _) = run(2);
+    // Contacts to compute, and several chunks of candidate pairs for the two threads.
+    assert!(
+        contacts > 300 && slots > 4 * 256,
+        "{contacts} contacts, {slots} slots"
+    );
+    assert!(one == two, "trajectories differ between 1 and 2 threads");
+}
+
+/// The bench law's LAMMPS damping (`m* gamma_n v_n`, unclamped) gives the restitution its
+/// README implies for a wall, `exp(-pi zeta / sqrt(1 - zeta^2))` with
+/// `zeta = gamma_n sqrt(m*) / (2 sqrt(kn))`, `m* = m`: 0.561.
+#[test]
+fn lammps_damping_gives_the_implied_wall_restitution() {
+    use dem_verification::impact::{Collision, FloorScene};
+    let r = 5e-4;
+    let m = 2500.0 * std::f64::consts::PI / 6.0 * 1e-9;
+    let zeta = 1e4 * m.sqrt() / (2.0 * 1000f64.sqrt());
+    let expected = (-std::f64::consts::PI * zeta / (1.0 - zeta * zeta).sqrt()).exp();
+    let mut sim = FloorScene {
+        law: "Law2_L6Geom_LinearElPl",
+        params: "kn: 1000, kt_kn: 0.2857142857142857, gamma_n: 1e4, gamma_t: 5e3, \
+                 friction: 0.5, attraction: true",
+        material: "(density: 2500, young: 1e7, poisson: 0.25, friction: 0.5)",
+        radius: r,
+        height: r + 1e-6,
+        velocity: [0.0, 0.0, -0.1],
+        angular_velocity: [0.0; 3],
+        gravity: [0.0; 3],
+        dt: 1e-8,
+    }
+    .build();
+    let hit = Collision::Floor { radius: r }.run(&mut sim, 1_000_000);
+    println!("wall restitution {:.6}, implied {expected:.6}", hit.rebound);
+    assert!((expected - 0.561).abs() < 5e-4, "README value");
+    assert!(
+        (hit.rebound / expected - 1.0).abs() < 1e-4,
+        "{} vs {expected}",
+        hit.rebound
+    );
+}
