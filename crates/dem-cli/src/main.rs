@@ -1,6 +1,7 @@
 //! `dem`: run a scene (or resume it from a checkpoint), check it, list the loaded
 //! plugins, or test a law.
 
+mod bench;
 mod catalogue;
 mod inspect;
 mod law_test;
@@ -74,6 +75,23 @@ enum Command {
     Inspect {
         /// Checkpoint file.
         checkpoint: PathBuf,
+    },
+    /// Run the settle benchmark scene and print particle-steps/s, ns per contact, memory
+    /// and the time per phase, for each size and thread count.
+    Bench {
+        /// Numbers of spheres (1000, 10000, 100000).
+        #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
+        sizes: Vec<u64>,
+        /// Steps per run (from the lattice; the full scene runs 20000).
+        #[arg(long, default_value_t = 2000)]
+        steps: u64,
+        /// Thread counts.
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        threads: Vec<usize>,
+        /// Run one size in this process and print its measurement as JSON (used by the
+        /// table's child processes).
+        #[arg(long, hide = true)]
+        one: Option<u64>,
     },
 }
 
@@ -284,6 +302,24 @@ fn main() -> ExitCode {
             .and_then(|set| law_test::run(file, out.as_deref(), set))
             .map(|()| ExitCode::SUCCESS),
         Command::Inspect { checkpoint } => inspect::print(checkpoint).map(|()| ExitCode::SUCCESS),
+        Command::Bench {
+            sizes,
+            steps,
+            threads,
+            one,
+        } => match one {
+            Some(n) => load_plugins(&cli.plugin, None)
+                .and_then(|set| {
+                    in_pool(threads.first().copied(), || {
+                        bench::run_one(*n, *steps, &set)
+                    })?
+                })
+                .map(|m| {
+                    println!("{}", serde_json::to_string(&m).unwrap_or_default());
+                    ExitCode::SUCCESS
+                }),
+            None => bench::run_all(sizes, threads, *steps).map(|()| ExitCode::SUCCESS),
+        },
     };
     match result {
         Ok(code) => code,

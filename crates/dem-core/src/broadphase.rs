@@ -32,7 +32,7 @@ pub struct VerletList {
 
 /// Smallest distance between the surfaces of the bounding volumes of two particles, m
 /// (negative in overlap). `None` when neither is bounded (walls never pair with walls).
-fn bound_gap(p: &Particles, a: usize, b: usize) -> Option<f64> {
+pub(crate) fn bound_gap(p: &Particles, a: usize, b: usize) -> Option<f64> {
     match (&p.shape[a], &p.shape[b]) {
         (Shape::Wall(_) | Shape::Facet(_), Shape::Wall(_) | Shape::Facet(_)) => None,
         (Shape::Facet(f), s) | (s, Shape::Facet(f)) => {

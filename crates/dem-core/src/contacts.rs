@@ -167,6 +167,13 @@ fn view(p: &Particles, i: usize) -> BodyView<'_> {
 }
 
 impl Contacts {
+    /// Bytes stored per slot: the slot, its law state and its geometry record.
+    pub fn bytes_per_slot(&self) -> usize {
+        std::mem::size_of::<Slot>()
+            + self.stride * std::mem::size_of::<f64>()
+            + std::mem::size_of::<RawGeom>()
+    }
+
     /// Number of live contacts.
     pub fn active(&self) -> usize {
         self.slots.iter().filter(|s| s.active).count()
@@ -332,8 +339,9 @@ impl Contacts {
 
     /// Runs geometry, lifecycle, L6Geom and law on every slot: geometry for all slots
     /// first, then the hand-over of contacts moving across a mesh (see [`crate::handover`]),
-    /// then lifecycle, L6Geom and law.
-    pub fn process(&mut self, cx: &StepContext<'_>) -> Result<(), DemError> {
+    /// then lifecycle, L6Geom and law. Returns the wall time of the two parts, s.
+    pub fn process(&mut self, cx: &StepContext<'_>) -> Result<[f64; 2], DemError> {
+        let mut clock = std::time::Instant::now();
         let stride = self.stride;
         self.raw.clear();
         self.raw.resize(self.slots.len(), RawGeom::default());
@@ -346,6 +354,7 @@ impl Contacts {
             results.into_iter().collect::<Result<Vec<()>, _>>()?;
         }
         crate::handover::hand_over(self, cx);
+        let geometry = crate::timing::lap(&mut clock);
         for gi in 0..self.groups.len() {
             let g = self.groups[gi].clone();
             let slots = &mut self.slots[g.clone()];
@@ -368,7 +377,7 @@ impl Contacts {
             };
             results.into_iter().collect::<Result<Vec<()>, _>>()?;
         }
-        Ok(())
+        Ok([geometry, crate::timing::lap(&mut clock)])
     }
 
     /// Moves the contact state of slot `from` to slot `to` (same law), leaving `from` empty.
@@ -445,9 +454,23 @@ fn geometry_chunk(
     let p = cx.particles;
     let geom = &cx.dispatch.geoms[slots[0].geom as usize];
     let law = &cx.dispatch.laws[slots[0].law as usize];
-    let inputs: Vec<GeomInput<'_>> = slots
+    // Pairs that are not in contact and whose bounding volumes are farther apart than the
+    // law's interaction distance cannot touch: the functor is not asked (it would report
+    // no contact), which spares most calls between the broad phase's rebuilds. The margin
+    // keeps rounding in the bound from ever hiding a contact the functor would report.
+    let asked: Vec<usize> = (0..slots.len())
+        .filter(|&i| {
+            let s = &slots[i];
+            s.active
+                || crate::broadphase::bound_gap(p, s.a as usize, s.b as usize).is_none_or(|g| {
+                    g <= law.distance + 1e-9 * (g.abs() + law.distance.abs() + 1e-12)
+                })
+        })
+        .collect();
+    let inputs: Vec<GeomInput<'_>> = asked
         .iter()
-        .map(|s| {
+        .map(|&i| {
+            let s = &slots[i];
             let (b1, b2) = s.bodies();
             // A live contact always gets its geometry, so that its last step can be booked;
             // whether it goes on is decided below.
@@ -464,11 +487,12 @@ fn geometry_chunk(
             }
         })
         .collect();
+    let mut out = vec![RawGeom::default(); asked.len()];
     if let RResult::RErr(e) = geom
         .functor
-        .geom_batch(inputs.as_slice().into(), raw.into())
+        .geom_batch(inputs.as_slice().into(), out.as_mut_slice().into())
     {
-        let s = &slots[(e.index as usize).min(slots.len() - 1)];
+        let s = &slots[asked[(e.index as usize).min(asked.len() - 1)]];
         return Err(call_error(
             cx,
             s,
@@ -476,6 +500,9 @@ fn geometry_chunk(
             &geom.name,
             e.message.to_string(),
         ));
+    }
+    for (k, &i) in asked.iter().enumerate() {
+        raw[i] = out[k];
     }
     Ok(())
 }

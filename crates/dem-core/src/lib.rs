@@ -25,6 +25,7 @@ pub mod particles;
 pub mod plugins;
 pub mod scene;
 pub mod simulation;
+pub mod timing;
 pub mod vtk;
 
 pub use checkpoint::Checkpoint;

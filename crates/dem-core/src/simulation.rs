@@ -16,9 +16,11 @@ use crate::motion::Prescribed;
 use crate::particles::Particles;
 use crate::plugins::PluginSet;
 use crate::scene::{expand_bodies, Duration, Scene, TimeStep};
+use crate::timing::{lap, PhaseTimes};
 use dem_api::{LawPair, Material};
 use nalgebra::Vector3;
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
 /// A running simulation.
 pub struct Simulation {
@@ -52,6 +54,10 @@ pub struct Simulation {
     pub motions: Vec<Prescribed>,
     /// Meshes (each one rigid body made of facet particles).
     pub meshes: Vec<MeshBody>,
+    /// Wall time per phase since the simulation was built.
+    pub timing: PhaseTimes,
+    /// Live contacts summed over the steps done since the simulation was built.
+    pub contact_steps: u64,
     skin: f64,
     reach: f64,
     eps: f64,
@@ -205,6 +211,8 @@ impl Simulation {
             critical_dt,
             motions: boundaries.motions,
             meshes: boundaries.meshes,
+            timing: PhaseTimes::default(),
+            contact_steps: 0,
             skin,
             reach,
             eps,
@@ -219,6 +227,7 @@ impl Simulation {
 
     /// Advances one step.
     pub fn step(&mut self) -> Result<(), DemError> {
+        let mut clock = Instant::now();
         let p = &mut self.particles;
         self.integrator.reset_forces(p);
         if self.verlet.stale(p) {
@@ -226,6 +235,7 @@ impl Simulation {
             self.contacts
                 .rebuild(&self.verlet.pairs, p, &self.dispatch)?;
         }
+        self.timing.broad_phase += lap(&mut clock);
         let cx = StepContext {
             particles: p,
             materials: &self.materials,
@@ -236,8 +246,13 @@ impl Simulation {
             eps: self.eps,
             l6: self.l6,
         };
-        self.contacts.process(&cx)?;
+        let [geometry, law] = self.contacts.process(&cx)?;
+        self.timing.geometry += geometry;
+        self.timing.law += law;
+        lap(&mut clock);
         let totals = self.contacts.gather(p);
+        self.timing.gather += lap(&mut clock);
+        self.contact_steps += totals.active as u64;
         self.ledger.elastic = totals.elastic;
         self.ledger.friction += totals.friction;
         self.ledger.damping += totals.damping;
@@ -252,6 +267,7 @@ impl Simulation {
         for g in &self.motions {
             g.set_poses(&mut self.particles, self.time);
         }
+        self.timing.integration += lap(&mut clock);
         Ok(())
     }
 

@@ -1,0 +1,194 @@
+//! `dem bench`: the settle benchmark scene (the team's `bench/README.md`: monodisperse
+//! spheres on a simple-cubic lattice with seeded random velocities, six walls, LAMMPS'
+//! `gran/hooke/history` law) at several sizes and thread counts, one child process per
+//! run so that each peak memory is its own. Prints particle-steps/s, steps/s, ns per
+//! contact, memory and the time per phase.
+
+use dem_core::scene::Scene;
+use dem_core::{DemError, PluginSet, Simulation};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// Lattice spacing, m (1.05 d).
+const SPACING: f64 = 1.05e-3;
+
+/// Lattice counts of the benchmark's sizes.
+fn lattice(n: u64) -> Result<[u64; 3], DemError> {
+    match n {
+        1_000 => Ok([10, 10, 10]),
+        10_000 => Ok([25, 40, 10]),
+        100_000 => Ok([100, 100, 10]),
+        _ => Err(DemError::Scene(format!(
+            "bench size {n}: the settle scene is defined for 1000, 10000 and 100000 spheres"
+        ))),
+    }
+}
+
+/// The settle scene with `n` spheres, as RON text (the law of `scenes/bench-settle.ron`).
+pub fn scene_text(n: u64, steps: u64) -> Result<String, DemError> {
+    let [nx, ny, nz] = lattice(n)?;
+    let a = SPACING;
+    let (lx, ly, lz) = (nx as f64 * a, ny as f64 * a, (nz + 2) as f64 * a);
+    Ok(format!(
+        r#"Scene(
+    materials: {{ "glass": (density: 2500, young: 1e7, poisson: 0.25, friction: 0.5) }},
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
+            params: (kn: 1000, kt_kn: 0.2857142857142857, gamma_n: 1e4, gamma_t: 5e3,
+                     friction: 0.5, attraction: true))],
+    bodies: [
+        Lattice(origin: ({h:?}, {h:?}, {h:?}), count: ({nx}, {ny}, {nz}), spacing: {a:?},
+                radius: 5e-4, material: "glass", velocity_spread: 0.02, seed: 12345),
+        Box(min: (0, 0, 0), max: ({lx:?}, {ly:?}, {lz:?}), material: "glass"),
+    ],
+    gravity: (0, 0, -9.81),
+    timestep: Fixed(1.6e-6),
+    duration: Steps({steps}),
+    contacts: (skin: 0.2),
+)"#,
+        h = a / 2.0
+    ))
+}
+
+/// What one run measured.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Measured {
+    /// Spheres.
+    pub n: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Steps run.
+    pub steps: u64,
+    /// Wall time of the steps, s.
+    pub seconds: f64,
+    /// Live contacts summed over the steps.
+    pub contact_steps: u64,
+    /// Broad phase, geometry, law, gather, integration, s.
+    pub phases: [f64; 5],
+    /// Peak resident memory of the process, bytes (0 where unknown).
+    pub peak_rss: u64,
+    /// Contact slots (candidate pairs) at the end.
+    pub slots: usize,
+    /// Bytes of particle storage per particle.
+    pub bytes_per_particle: f64,
+    /// Bytes of contact storage per slot.
+    pub bytes_per_slot: f64,
+}
+
+/// Peak resident set size of this process, bytes (Linux `VmHWM`; 0 elsewhere).
+fn peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Bytes of particle storage per particle (every per-particle array, one element each).
+fn bytes_per_particle(sim: &Simulation) -> f64 {
+    use std::mem::size_of_val;
+    let p = &sim.particles;
+    if p.is_empty() {
+        return 0.0;
+    }
+    (size_of_val(&p.pos[0])
+        + size_of_val(&p.vel[0])
+        + size_of_val(&p.ori[0])
+        + size_of_val(&p.angvel[0])
+        + size_of_val(&p.mass[0])
+        + size_of_val(&p.inertia[0])
+        + size_of_val(&p.force[0])
+        + size_of_val(&p.torque[0])
+        + size_of_val(&p.blocked[0])
+        + size_of_val(&p.material[0])
+        + size_of_val(&p.shape[0])) as f64
+}
+
+/// Runs one size in this process (inside the caller's thread pool) and measures it.
+pub fn run_one(n: u64, steps: u64, plugins: &PluginSet) -> Result<Measured, DemError> {
+    let text = scene_text(n, steps)?;
+    let scene = Scene::parse(&text, Path::new("bench-settle.ron"))?;
+    let mut sim = Simulation::new(scene, plugins)?;
+    let start = Instant::now();
+    sim.run_steps(steps)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let t = sim.timing;
+    Ok(Measured {
+        n,
+        threads: rayon::current_num_threads(),
+        steps,
+        seconds,
+        contact_steps: sim.contact_steps,
+        phases: [t.broad_phase, t.geometry, t.law, t.gather, t.integration],
+        peak_rss: peak_rss(),
+        slots: sim.contacts.slots.len(),
+        bytes_per_particle: bytes_per_particle(&sim),
+        bytes_per_slot: sim.contacts.bytes_per_slot() as f64,
+    })
+}
+
+/// Runs every (size, threads) pair in a child process of this executable and prints the
+/// table.
+pub fn run_all(sizes: &[u64], threads: &[usize], steps: u64) -> Result<(), DemError> {
+    for &n in sizes {
+        lattice(n)?;
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| DemError::Scene(format!("cannot find the dem executable: {e}")))?;
+    println!(
+        "settle benchmark, {steps} steps (dt 1.6e-6 s) from the lattice; LAMMPS on this \
+         machine kind: ~1.4e7 particle-steps/s at N = 10,000 (1 core)"
+    );
+    println!(
+        "{:>7} {:>3} | {:>11} {:>8} {:>10} | {:>8} {:>6} {:>6} | phases %: broad geom law gather integ",
+        "N", "thr", "p-steps/s", "steps/s", "ns/contact", "peak MB", "B/part", "B/slot"
+    );
+    for &n in sizes {
+        for &t in threads {
+            let out = Command::new(&exe)
+                .args([
+                    "bench",
+                    "--one",
+                    &n.to_string(),
+                    "--steps",
+                    &steps.to_string(),
+                    "--threads",
+                    &t.to_string(),
+                ])
+                .output()
+                .map_err(|e| DemError::Scene(format!("cannot run {}: {e}", exe.display())))?;
+            if !out.status.success() {
+                return Err(DemError::Scene(format!(
+                    "bench run N = {n}, {t} threads failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )));
+            }
+            let m: Measured = serde_json::from_slice(&out.stdout).map_err(|e| {
+                DemError::Scene(format!("bench run N = {n}, {t} threads: bad report: {e}"))
+            })?;
+            let total: f64 = m.phases.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+            let pct = m.phases.map(|x| 100.0 * x / total);
+            println!(
+                "{:>7} {:>3} | {:>11.3e} {:>8.1} {:>10.1} | {:>8.1} {:>6.0} {:>6.0} | {:5.1} {:4.1} {:4.1} {:5.1} {:5.1}",
+                m.n,
+                m.threads,
+                m.n as f64 * m.steps as f64 / m.seconds,
+                m.steps as f64 / m.seconds,
+                1e9 * m.seconds / (m.contact_steps.max(1) as f64),
+                m.peak_rss as f64 / 1e6,
+                m.bytes_per_particle,
+                m.bytes_per_slot,
+                pct[0],
+                pct[1],
+                pct[2],
+                pct[3],
+                pct[4]
+            );
+        }
+    }
+    Ok(())
+}
