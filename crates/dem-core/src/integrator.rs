@@ -1,12 +1,16 @@
 //! Leap-frog integration (Yade's NewtonIntegrator order: forces of step t act in step t).
 //!
 //! Velocities live at half steps: `v(t+dt/2) = v(t-dt/2) + a(t) dt`, `x(t+dt) = x(t) +
-//! v(t+dt/2) dt`. The initial velocity of a scene is `v(-dt/2)`. Spheres rotate by the
-//! exact quaternion of `w(t+dt/2) dt`.
+//! v(t+dt/2) dt`. The initial velocity of a scene is `v(-dt/2)`. Spheres (isotropic
+//! inertia) update each global angular velocity component like a velocity and rotate by
+//! the exact quaternion of `w(t+dt/2) dt`. Bodies with distinct principal moments
+//! (stored in principal axes, `Particles::inertia` in the body frame) integrate angular
+//! momentum and orientation as described in [`crate::rotation`].
 //!
 //! Cundall's non-viscous damping scales each force component: `f_k *= 1 - lambda
-//! sign(f_k v_k)` (with `v` at t - dt/2). A blocked degree of freedom keeps its velocity;
-//! the constraint force doing so does work, booked as boundary work.
+//! sign(f_k v_k)` (with `v` at t - dt/2); for spheres torques likewise, per global axis;
+//! for aspherical bodies per body axis ([`crate::rotation`]). A blocked degree of freedom
+//! keeps its velocity; the constraint force doing so does work, booked as boundary work.
 //!
 //! Energy is booked so that the ledger closes exactly for linear forces: kinetic energy at
 //! t is `m/2 v(t-dt/2) . v(t+dt/2)`, and the work of a force `f(t)` over the step is
@@ -14,6 +18,7 @@
 
 use crate::energy::Ledger;
 use crate::particles::Particles;
+use crate::rotation;
 use nalgebra::{UnitQuaternion, Vector3};
 
 /// Integrator settings.
@@ -27,7 +32,9 @@ pub struct Integrator {
     pub dt: f64,
 }
 
-fn damped(f: f64, v: f64, lambda: f64) -> f64 {
+/// Cundall's non-viscous damping of one force (or torque) component `f` against the
+/// velocity component `v`: `f (1 - lambda sign(f v))`.
+pub(crate) fn damped(f: f64, v: f64, lambda: f64) -> f64 {
     if lambda == 0.0 {
         return f;
     }
@@ -82,6 +89,22 @@ impl Integrator {
                 kin += 0.5 * m * v0 * v1;
                 p.vel[i][k] = v1;
             }
+            let v = p.vel[i];
+            p.pos[i] += v * dt;
+            if rotation::is_aspherical(&p.inertia[i]) {
+                let body = rotation::Body {
+                    ori: &mut p.ori[i],
+                    angvel: &mut p.angvel[i],
+                    inertia: p.inertia[i],
+                    torque: p.torque[i],
+                    blocked,
+                };
+                let e = rotation::step(body, self.damping, dt);
+                rot += e.kinetic;
+                ledger.nonviscous += e.nonviscous;
+                ledger.boundary_work += e.boundary_work;
+                continue;
+            }
             for k in 0..3 {
                 let w0 = p.angvel[i][k];
                 let t = p.torque[i][k];
@@ -99,8 +122,6 @@ impl Integrator {
                 rot += 0.5 * inertia * w0 * w1;
                 p.angvel[i][k] = w1;
             }
-            let v = p.vel[i];
-            p.pos[i] += v * dt;
             let w = p.angvel[i];
             if w != Vector3::zeros() {
                 p.ori[i] = UnitQuaternion::from_scaled_axis(w * dt) * p.ori[i];

@@ -23,6 +23,7 @@ pub mod mesh;
 pub mod motion;
 pub mod particles;
 pub mod plugins;
+pub mod rotation;
 pub mod scene;
 pub mod simulation;
 pub mod timing;

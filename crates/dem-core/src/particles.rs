@@ -117,11 +117,16 @@ pub struct Particles {
     pub vel: Vec<Vector3<f64>>,
     /// Orientation at t (body to global).
     pub ori: Vec<UnitQuaternion<f64>>,
-    /// Angular velocity at t - dt/2, rad/s.
+    /// Angular velocity (global frame) at t - dt/2, rad/s. For an aspherical body this is
+    /// the midpoint angular velocity of the last rotation step, from which the angular
+    /// momentum is recovered (see [`crate::rotation`]).
     pub angvel: Vec<Vector3<f64>>,
     /// Mass, kg (`INFINITY` for walls).
     pub mass: Vec<f64>,
-    /// Principal moments of inertia, kg m^2 (spheres: all equal).
+    /// Principal moments of inertia in the body frame, kg m^2: bodies are stored in
+    /// principal axes, so `ori` maps these axes to the global frame. Spheres: all equal
+    /// (and then the frame does not matter); all three distinct or two equal: the body
+    /// rotates as described in [`crate::rotation`].
     pub inertia: Vec<Vector3<f64>>,
     /// Force accumulated during the current step, N.
     pub force: Vec<Vector3<f64>>,
