@@ -4,8 +4,10 @@
 //! until some particles have moved, together, more than the skin (a facet's displacement
 //! is the largest displacement of its vertices, so rotating meshes are tracked).
 
+use crate::box_intersection::{Aabb, BoxIntersection};
 use crate::facet_grid::{cell_of, cell_range, FacetGrid};
 use crate::particles::{Facet, Particles, Shape};
+use crate::scene::BroadPhase;
 use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -28,6 +30,23 @@ pub struct VerletList {
     /// checkpoint (rebuilt at the next rebuild, giving the same pairs).
     #[serde(skip)]
     facets: FacetGrid,
+    /// How pairs of bounded particles are found (both methods give the same list, so it
+    /// is a setting of the scene, not part of a checkpoint).
+    #[serde(skip)]
+    pub method: BroadPhase,
+    /// Scratch of the box intersection, kept between rebuilds.
+    #[serde(skip)]
+    boxes: Scratch,
+}
+
+/// The box intersection's buffers: no part of the list's value (always equal).
+#[derive(Clone, Debug, Default)]
+struct Scratch(BoxIntersection);
+
+impl PartialEq for Scratch {
+    fn eq(&self, _: &Scratch) -> bool {
+        true
+    }
 }
 
 /// Smallest distance between the surfaces of the bounding volumes of two particles, m
@@ -90,6 +109,14 @@ fn displacement(p: &Particles, i: usize, x0: &Vector3<f64>, q0: &UnitQuaternion<
 }
 
 impl VerletList {
+    /// An empty list that will find pairs of bounded particles with `method`.
+    pub fn with_method(method: BroadPhase) -> VerletList {
+        VerletList {
+            method,
+            ..VerletList::default()
+        }
+    }
+
     /// True when the list must be rebuilt before use: never built, or the two largest
     /// displacements since the last build sum to more than the skin.
     pub fn stale(&self, p: &Particles) -> bool {
@@ -131,7 +158,28 @@ impl VerletList {
         for &i in &bounded {
             grid.entry(key(&p.pos[i])).or_default().push(i);
         }
-        for &i in &bounded {
+        if self.method == BroadPhase::BoxIntersection {
+            // Boxes grown by half the margin each: two overlap when their spheres are
+            // within the margin along every axis; the exact test follows.
+            let boxes: Vec<Aabb> = bounded
+                .iter()
+                .map(|&i| {
+                    let h = p.shape[i].bounding_radius().unwrap_or(0.0) + 0.5 * margin;
+                    let x = p.pos[i];
+                    Aabb {
+                        lo: [x.x - h, x.y - h, x.z - h],
+                        hi: [x.x + h, x.y + h, x.z + h],
+                        id: i as u32,
+                    }
+                })
+                .collect();
+            let mut found = Vec::new();
+            self.boxes.0.self_pairs(&boxes, &mut found);
+            pairs.extend(found.into_iter().filter(|&(a, b)| {
+                bound_gap(p, a as usize, b as usize).is_some_and(|g| g < margin)
+            }));
+        }
+        for &i in bounded.iter().filter(|_| self.method == BroadPhase::Grid) {
             let c = key(&p.pos[i]);
             for dx in -1..=1 {
                 for dy in -1..=1 {

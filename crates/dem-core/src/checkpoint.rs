@@ -463,7 +463,9 @@ impl Checkpoint {
             &self.contacts,
         )
         .map_err(|e| failure(path, e))?;
+        let method = sim.verlet.method;
         sim.verlet = self.verlet;
+        sim.verlet.method = method;
         sim.step = self.step;
         sim.time = self.time;
         sim.end_step = self.end_step;

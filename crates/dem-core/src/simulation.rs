@@ -195,6 +195,7 @@ impl Simulation {
         for g in &boundaries.motions {
             g.set_velocities(&mut particles, -dt, dt);
         }
+        let broad_phase = scene.contacts.broad_phase;
         Ok(Simulation {
             scene,
             particles,
@@ -202,7 +203,7 @@ impl Simulation {
             material_names: names,
             dispatch,
             contacts: Contacts::default(),
-            verlet: VerletList::default(),
+            verlet: VerletList::with_method(broad_phase),
             integrator,
             step: 0,
             time: 0.0,

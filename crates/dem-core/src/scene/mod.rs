@@ -225,6 +225,21 @@ pub struct ContactSettings {
     pub contact_eps: f64,
     /// L6Geom options.
     pub l6geom: L6Options,
+    /// How the broad phase finds the pairs of bounded particles.
+    pub broad_phase: BroadPhase,
+}
+
+/// Broad-phase method for pairs of bounded particles (both give the same pairs).
+#[derive(Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BroadPhase {
+    /// A uniform cell grid of the largest particle's size: best for narrow size
+    /// distributions.
+    #[default]
+    Grid,
+    /// Zomorodian and Edelsbrunner's hybrid box intersection of the particles' bounding
+    /// boxes: for wide size distributions, where a grid sized for the largest particle
+    /// holds many small ones per cell.
+    BoxIntersection,
 }
 
 impl Default for ContactSettings {
@@ -233,6 +248,7 @@ impl Default for ContactSettings {
             skin: 0.2,
             contact_eps: 1e-13,
             l6geom: L6Options::default(),
+            broad_phase: BroadPhase::Grid,
         }
     }
 }
