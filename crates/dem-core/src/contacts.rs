@@ -109,6 +109,8 @@ pub struct Contacts {
     groups: Vec<Range<usize>>,
     /// Geometry of the current step, one per slot.
     pub(crate) raw: Vec<RawGeom>,
+    /// Does any slot involve a mesh facet (so that contacts may be handed over)?
+    pub(crate) has_facets: bool,
 }
 
 /// A live contact as a checkpoint holds it: its key, the state carried from step to step
@@ -327,12 +329,18 @@ impl Contacts {
                 _ => groups.push(i..i + 1),
             }
         }
+        let has_facets = slots.iter().any(|s| {
+            [s.a, s.b]
+                .iter()
+                .any(|&i| matches!(p.shape[i as usize], crate::particles::Shape::Facet(_)))
+        });
         *self = Contacts {
             slots,
             state,
             stride,
             groups,
             raw: Vec::new(),
+            has_facets,
         };
         Ok(())
     }
@@ -353,7 +361,9 @@ impl Contacts {
                 .collect();
             results.into_iter().collect::<Result<Vec<()>, _>>()?;
         }
-        crate::handover::hand_over(self, cx);
+        if self.has_facets {
+            crate::handover::hand_over(self, cx);
+        }
         let geometry = crate::timing::lap(&mut clock);
         for gi in 0..self.groups.len() {
             let g = self.groups[gi].clone();
@@ -445,6 +455,20 @@ fn valid(g: &RawGeom) -> bool {
         && g.weight != 0.0
 }
 
+/// False only when the bounding volumes of particles `a` and `b` are farther apart than
+/// `distance` (m) by more than a rounding margin; two spheres are compared by squared
+/// distance, without a square root.
+fn may_touch(p: &Particles, a: usize, b: usize, distance: f64) -> bool {
+    use crate::particles::Shape;
+    if let (Shape::Sphere(sa), Shape::Sphere(sb)) = (&p.shape[a], &p.shape[b]) {
+        let reach = sa.radius + sb.radius + distance;
+        let reach = reach + 1e-9 * reach.abs();
+        return reach > 0.0 && (p.pos[a] - p.pos[b]).norm_squared() <= reach * reach;
+    }
+    crate::broadphase::bound_gap(p, a, b)
+        .is_none_or(|g| g <= distance + 1e-9 * (g.abs() + distance.abs() + 1e-12))
+}
+
 /// Geometry of one chunk of slots (all of one functor), batched.
 fn geometry_chunk(
     cx: &StepContext<'_>,
@@ -461,10 +485,7 @@ fn geometry_chunk(
     let asked: Vec<usize> = (0..slots.len())
         .filter(|&i| {
             let s = &slots[i];
-            s.active
-                || crate::broadphase::bound_gap(p, s.a as usize, s.b as usize).is_none_or(|g| {
-                    g <= law.distance + 1e-9 * (g.abs() + law.distance.abs() + 1e-12)
-                })
+            s.active || may_touch(p, s.a as usize, s.b as usize, law.distance)
         })
         .collect();
     let inputs: Vec<GeomInput<'_>> = asked
