@@ -55,6 +55,10 @@ pub struct Params {
     /// Tangential damping rate, 1/s: a dashpot `m* gamma_t v_t` beside the tangential
     /// spring while it sticks, the total capped at the Coulomb limit.
     pub gamma_t: Option<f64>,
+    /// LAMMPS' `gran/hertz/history`: stiffnesses and damping rates are multiplied by
+    /// `sqrt(overlap R*)` at every step (then `kn` is in Pa, `gamma_n`, `gamma_t` in
+    /// 1/(m s)).
+    pub hertz_factor: bool,
 }
 
 impl Default for Params {
@@ -69,6 +73,7 @@ impl Default for Params {
             twisting: Resistance::Off,
             gamma_n: None,
             gamma_t: None,
+            hertz_factor: false,
         }
     }
 }
@@ -163,6 +168,12 @@ impl Law for LinearElPl {
             doc: "tangential dashpot m* gamma_t v_t beside the spring, capped at the \
                   Coulomb limit (LAMMPS dampflag 1)",
         },
+        Param {
+            name: "hertz_factor",
+            unit: "flag",
+            doc: "multiply stiffnesses and damping by sqrt(overlap R*) as LAMMPS \
+                  gran/hertz/history (kn then in Pa, gamma in 1/(m s))",
+        },
     ];
     const STATE_LEN: usize = END;
 
@@ -219,7 +230,12 @@ impl Law for LinearElPl {
     }
 
     fn stiffness(&self, pair: &LawPair) -> f64 {
-        self.kn(pair)
+        if self.p.hertz_factor {
+            // Tangent stiffness 3/2 kn sqrt(R* delta) at an overlap of 1 % of R*.
+            0.15 * self.kn(pair) * pair.effective_radius()
+        } else {
+            self.kn(pair)
+        }
     }
 
     fn law(&self, input: &LawInput, c: &Constants, state: &mut [f64]) -> LawOutput {
@@ -228,14 +244,29 @@ impl Law for LinearElPl {
         // On the last call of a contact its force is gone; what remains to book is the
         // dissipation of the final interval.
         let last = input.is_last != 0;
+        // LAMMPS' Hertzian variant scales every coefficient by sqrt(overlap R*).
+        let scale = if self.p.hertz_factor {
+            ((-g.u.x).max(0.0) * c.r).sqrt()
+        } else {
+            1.0
+        };
+        let (kn, kt, eta, eta_t) = (c.kn * scale, c.kt * scale, c.eta * scale, c.eta_t * scale);
         let f_el = if g.u.x < 0.0 && !last {
-            -c.kn * g.u.x
+            -kn * g.u.x
+        } else {
+            0.0
+        };
+        // Stored energy: k delta^2 / 2, or with the Hertz factor 2/5 k sqrt(R*) delta^(5/2).
+        let stored = if self.p.hertz_factor {
+            0.4 * f_el * (-g.u.x).max(0.0)
+        } else if f_el != 0.0 {
+            f_el * f_el / (2.0 * kn)
         } else {
             0.0
         };
         let (f_n, damping) = NormalForce::step(
             f_el,
-            -c.eta * g.u_dot.x,
+            -eta * g.u_dot.x,
             self.p.attraction,
             last,
             g.u_dot.x,
@@ -244,9 +275,9 @@ impl Law for LinearElPl {
         );
         let rate_t = [g.u_dot.y, g.u_dot.z];
         let limit = c.mu * f_n.max(0.0);
-        let t = SpringSlider::<2>::step(c.kt, rate_t, dt, limit, &mut state[T0..D0]);
-        let (f_t, t_damping) = if c.eta_t > 0.0 {
-            Dashpot::<2>::step(&t, c.eta_t, rate_t, dt, limit, &mut state[D0..R0])
+        let t = SpringSlider::<2>::step(kt, rate_t, dt, limit, &mut state[T0..D0]);
+        let (f_t, t_damping) = if eta_t > 0.0 {
+            Dashpot::<2>::step(&t, eta_t, rate_t, dt, limit, &mut state[D0..R0])
         } else {
             (t.force, 0.0)
         };
@@ -266,7 +297,7 @@ impl Law for LinearElPl {
         LawOutput {
             force: Vec3::new(f_n, f_t[0], f_t[1]),
             torque: Vec3::new(twist.force[0], roll.force[0], roll.force[1]),
-            elastic: f_el * f_el / (2.0 * c.kn) + t.elastic + roll.elastic + twist.elastic,
+            elastic: stored + t.elastic + roll.elastic + twist.elastic,
             friction: t.dissipated + roll.dissipated + twist.dissipated,
             damping: damping + t_damping,
         }
@@ -306,6 +337,27 @@ mod tests {
             dt: 1e-3,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn hertz_factor_scales_force_and_energy_as_lammps() {
+        let law = LinearElPl::new(Params {
+            kn: Some(5e7),
+            hertz_factor: true,
+            ..Default::default()
+        })
+        .unwrap();
+        let d = 1e-5;
+        let inp = input(Vec3::new(-d, 0.0, 0.0), Vec3::ZERO);
+        let out = run(&law, &inp, &mut [0.0; END]);
+        // R* = 0.005 m for two 1 cm spheres: F = kn sqrt(d R*) d, E = 2/5 F d.
+        let f = 5e7 * (d * 0.005f64).sqrt() * d;
+        assert!(
+            (out.force.x / f - 1.0).abs() < 1e-12,
+            "{} vs {f}",
+            out.force.x
+        );
+        assert!((out.elastic / (0.4 * f * d) - 1.0).abs() < 1e-12);
     }
 
     #[test]
