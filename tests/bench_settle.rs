@@ -1,16 +1,25 @@
-//! The benchmark scene `scenes/bench-settle.ron` against the LAMMPS run of the same deck
-//! (`in.settle_hooke`, N = 10,000, 20,000 steps; figures from the team's bench README):
-//! about 8,600-9,000 pair contacts with `r <= r_i + r_j`, about 1,100 wall contacts (within
-//! 10 %), and the highest sphere centre at 9.29e-3 to 9.31e-3 m (within 1 %). The same
-//! scene at N = 1,000 runs bitwise the same on 1 and 2 threads.
+//! The benchmark scenes against LAMMPS runs of the same decks (N = 10,000, 20,000 steps):
+//! - `scenes/bench-settle.ron` (`in.settle_hooke`; figures from the team's bench README):
+//!   about 8,600-9,000 pair contacts with `r <= r_i + r_j`, about 1,100 wall contacts (within
+//!   10 %), and the highest sphere centre at 9.29e-3 to 9.31e-3 m (within 1 %);
+//! - `scenes/bench-settle-hertz.ron` (`in.settle_hertz`, run with Debian's LAMMPS 20220106
+//!   on this machine kind): 10,288 pair contacts, 1,228 wall contacts (within 10 %),
+//!   highest centre 9.2733e-3 m (within 1 %).
+//!
+//! The Hooke scene at N = 1,000 runs bitwise the same on 1 and 2 threads.
 
 use dem_core::particles::Shape;
 use dem_core::Simulation;
 use dem_verification::{root, sim_from_text};
 
-/// The bench scene with its particle file replaced by `csv` and its duration by `steps`.
+/// The Hooke bench scene with its particle file replaced by `csv` and its duration by
+/// `steps`.
 fn bench_scene(csv: &str, box_max: &str, steps: u64) -> Simulation {
-    let path = root().join("scenes/bench-settle.ron");
+    scene_file("scenes/bench-settle.ron", csv, box_max, steps)
+}
+
+fn scene_file(file: &str, csv: &str, box_max: &str, steps: u64) -> Simulation {
+    let path = root().join(file);
     let text = std::fs::read_to_string(&path).unwrap();
     let text = text
         .replace("data/data.settle_N10000.csv", csv)
@@ -54,9 +63,12 @@ fn statistics(sim: &Simulation) -> (usize, usize, f64) {
     (pairs, walls, zmax)
 }
 
-#[test]
-fn final_state_matches_lammps_statistics() {
-    let mut sim = bench_scene(
+/// Runs a full bench scene (N = 10,000, 20,000 steps) and checks its final statistics
+/// against LAMMPS' ranges: pair contacts, wall contacts (within 10 %), highest centre
+/// (within 1 %).
+fn compare_with_lammps(file: &str, pairs_range: [f64; 2], walls_lammps: f64, zmax_range: [f64; 2]) {
+    let mut sim = scene_file(
+        file,
         "data/data.settle_N10000.csv",
         "(0.02625, 0.041999999999999996, 0.0126)",
         20_000,
@@ -65,20 +77,40 @@ fn final_state_matches_lammps_statistics() {
     sim.run_steps(20_000).unwrap();
     let (pairs, walls, zmax) = statistics(&sim);
     println!(
-        "after 20,000 steps: {pairs} pair contacts (LAMMPS 8,600-9,000), {walls} wall contacts \
-         (LAMMPS ~1,100), highest centre {zmax:.5e} m (LAMMPS 9.29e-3 to 9.31e-3)"
+        "{file} after 20,000 steps: {pairs} pair contacts (LAMMPS {pairs_range:?}), {walls} wall \
+         contacts (LAMMPS {walls_lammps}), highest centre {zmax:.5e} m (LAMMPS {zmax_range:?})"
     );
     assert!(
-        (8600.0 * 0.9..=9000.0 * 1.1).contains(&(pairs as f64)),
-        "{pairs} pair contacts"
+        (pairs_range[0] * 0.9..=pairs_range[1] * 1.1).contains(&(pairs as f64)),
+        "{file}: {pairs} pair contacts"
     );
     assert!(
-        (1100.0 * 0.9..=1100.0 * 1.1).contains(&(walls as f64)),
-        "{walls} wall contacts"
+        (walls_lammps * 0.9..=walls_lammps * 1.1).contains(&(walls as f64)),
+        "{file}: {walls} wall contacts"
     );
     assert!(
-        (9.29e-3 * 0.99..=9.31e-3 * 1.01).contains(&zmax),
-        "highest centre {zmax}"
+        (zmax_range[0] * 0.99..=zmax_range[1] * 1.01).contains(&zmax),
+        "{file}: highest centre {zmax}"
+    );
+}
+
+#[test]
+fn final_state_matches_lammps_statistics() {
+    compare_with_lammps(
+        "scenes/bench-settle.ron",
+        [8600.0, 9000.0],
+        1100.0,
+        [9.29e-3, 9.31e-3],
+    );
+}
+
+#[test]
+fn hertz_final_state_matches_lammps_statistics() {
+    compare_with_lammps(
+        "scenes/bench-settle-hertz.ron",
+        [10288.0, 10288.0],
+        1228.0,
+        [9.2733e-3, 9.2733e-3],
     );
 }
 
