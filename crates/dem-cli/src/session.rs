@@ -119,7 +119,7 @@ pub fn drive(
         } else {
             sim.step()?;
         }
-        record.count_contacts(sim.contacts.active());
+        record.count_contacts(sim.live_contacts);
         progress.step();
         if (sim.step - 1).is_multiple_of(every) || sim.step == sim.end_step {
             record.energy.push((sim.step - 1, t, sim.ledger));

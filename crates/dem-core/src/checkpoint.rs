@@ -463,6 +463,7 @@ impl Checkpoint {
             &self.contacts,
         )
         .map_err(|e| failure(path, e))?;
+        sim.live_contacts = sim.contacts.active();
         let method = sim.verlet.method;
         sim.verlet = self.verlet;
         sim.verlet.method = method;

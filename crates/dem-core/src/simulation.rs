@@ -58,6 +58,8 @@ pub struct Simulation {
     pub timing: PhaseTimes,
     /// Live contacts summed over the steps done since the simulation was built.
     pub contact_steps: u64,
+    /// Live contacts after the last step (as `contacts.active()`, without counting).
+    pub live_contacts: usize,
     skin: f64,
     reach: f64,
     eps: f64,
@@ -214,6 +216,7 @@ impl Simulation {
             meshes: boundaries.meshes,
             timing: PhaseTimes::default(),
             contact_steps: 0,
+            live_contacts: 0,
             skin,
             reach,
             eps,
@@ -254,6 +257,7 @@ impl Simulation {
         let totals = self.contacts.gather(p);
         self.timing.gather += lap(&mut clock);
         self.contact_steps += totals.active as u64;
+        self.live_contacts = totals.active;
         self.ledger.elastic = totals.elastic;
         self.ledger.friction += totals.friction;
         self.ledger.damping += totals.damping;
