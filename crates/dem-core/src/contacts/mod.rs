@@ -253,6 +253,22 @@ impl Contacts {
         d: &Dispatch,
     ) -> Result<(), DemError> {
         let stride = d.laws.iter().map(|l| l.state_len).max().unwrap_or(0);
+        // Keep only the live contacts of the old list (in key order) and free the rest
+        // before the new list is built, so that the two full lists never coexist.
+        let (old_stride, old_slots, old_state) = (
+            self.stride,
+            std::mem::take(&mut self.slots),
+            std::mem::take(&mut self.state),
+        );
+        self.raw = Vec::new();
+        let mut live: Vec<(Slot, Vec<f64>)> = Vec::new();
+        for (i, s) in old_slots.into_iter().enumerate() {
+            if s.active {
+                let st = old_state[i * old_stride..(i + 1) * old_stride].to_vec();
+                live.push((s, st));
+            }
+        }
+        drop(old_state);
         let mut slots = Vec::with_capacity(pairs.len());
         for &(a, b) in pairs {
             let (ka, kb) = (p.shape[a as usize].kind(), p.shape[b as usize].kind());
@@ -298,7 +314,7 @@ impl Contacts {
 
         // Carry live contacts over (both lists are sorted by key).
         let mut j = 0;
-        for (i, old) in self.slots.iter().enumerate().filter(|(_, s)| s.active) {
+        for (old, old_st) in live {
             while j < slots.len() && slots[j].key() < old.key() {
                 j += 1;
             }
@@ -308,9 +324,8 @@ impl Contacts {
                 tracing::debug!(target: "dem::contact", event = "end", a = old.a, b = old.b, reason = "left the candidate list");
                 continue;
             }
-            slots[j] = old.clone();
-            state[j * stride..(j + 1) * stride]
-                .copy_from_slice(&self.state[i * self.stride..(i + 1) * self.stride]);
+            slots[j] = old;
+            state[j * stride..(j + 1) * stride].copy_from_slice(&old_st);
         }
 
         let mut groups: Vec<Range<usize>> = Vec::new();
