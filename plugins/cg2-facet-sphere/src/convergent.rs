@@ -27,10 +27,9 @@
 //! the gap alone (the IPC barrier), the forces are the gradient of `Psi`.
 
 use crate::closest::{closest_point, Feature};
-use crate::rounded;
+use crate::placed::Placed;
 use dem_api::nalgebra::Vector3;
 use dem_api::{BodyView, RawGeom};
-use std::f64::consts::PI;
 
 /// Contact terms per pair.
 pub const TERMS: u32 = 7;
@@ -50,23 +49,16 @@ pub fn term(
     distance: f64,
     feature: u32,
 ) -> Option<RawGeom> {
-    let f = facet.shape.facet()?;
-    let r = sphere.shape.sphere()?.radius;
-    let q = facet.ori.unit();
-    let origin = facet.pos.na();
-    let v = f.vertices.map(|x| origin + q * x.na());
-    let p = sphere.pos.na();
-    let face_normal = q * f.normal.na();
-    let reach = r + f.halfthick;
+    let x = Placed::new(facet, sphere)?;
+    let (f, p, v) = (x.facet, x.p, &x.v);
     let (normal, gap, weight) = match feature {
-        0 => match closest_point(p, &v) {
+        0 => match closest_point(&p, v) {
             (_, Feature::Face) => {
-                let side = face_normal.dot(&(p - v[0]));
-                let sense = if side < 0.0 { -1.0 } else { 1.0 };
-                (face_normal * sense, side * sense - reach, 1.0)
+                let (n, g) = x.plane();
+                (n, g, 1.0)
             }
             (closest, _) => {
-                let (n, g) = rounded(p, &closest, &face_normal, reach);
+                let (n, g) = x.rounded(&closest);
                 (n, g, 1.0)
             }
         },
@@ -75,8 +67,7 @@ pub fn term(
             if !f.owns_edge(k) || !f.edge_is_interior(k) {
                 return None;
             }
-            let closest = closest_on_segment(p, &v[k], &v[(k + 1) % 3]);
-            let (n, g) = rounded(p, &closest, &face_normal, reach);
+            let (n, g) = x.rounded(&closest_on_segment(&p, &v[k], &v[(k + 1) % 3]));
             (n, g, -1.0)
         }
         4..=6 => {
@@ -84,22 +75,10 @@ pub fn term(
             if !f.owns_vertex(k) || !f.vertex_is_interior(k) {
                 return None;
             }
-            let (n, g) = rounded(p, &v[k], &face_normal, reach);
+            let (n, g) = x.rounded(&v[k]);
             (n, g, 1.0)
         }
         _ => return None,
     };
-    if gap >= distance {
-        return None;
-    }
-    Some(RawGeom {
-        touching: 1,
-        point: (p - normal * (r + 0.5 * gap)).into(),
-        normal: normal.into(),
-        gap,
-        radius1: f64::INFINITY,
-        radius2: r,
-        area: PI * r * r,
-        weight,
-    })
+    x.contact(normal, gap, weight, distance)
 }

@@ -25,14 +25,14 @@
 
 mod closest;
 mod convergent;
+mod placed;
 
 use closest::{closest_point, Feature};
+use placed::Placed;
 
-use dem_api::nalgebra::Vector3;
 use dem_api::sdk::{Geometry, Param};
 use dem_api::{BodyView, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
-use std::f64::consts::PI;
 
 /// Parameters (the half-thickness belongs to the mesh).
 #[derive(Serialize, Deserialize, Default)]
@@ -97,68 +97,27 @@ impl Geometry for FacetSphere {
     }
 
     fn geom(&self, facet: &BodyView<'_>, sphere: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
-        let f = facet.shape.facet()?;
-        let r = sphere.shape.sphere()?.radius;
-        let q = facet.ori.unit();
-        let origin = facet.pos.na();
-        let v = f.vertices.map(|x| origin + q * x.na());
-        let p = sphere.pos.na();
-        let face_normal = q * f.normal.na();
-        let (closest, feature) = closest_point(p, &v);
+        let x = Placed::new(facet, sphere)?;
+        let (f, p, q) = (x.facet, x.p, x.q);
+        let (closest, feature) = closest_point(&p, &x.v);
         let (normal, gap) = match feature {
-            Feature::Face => {
-                // The plane distance, evaluated as an infinite wall does.
-                let side = face_normal.dot(&(p - v[0]));
-                let sense = if side < 0.0 { -1.0 } else { 1.0 };
-                (face_normal * sense, side * sense - r - f.halfthick)
-            }
+            Feature::Face => x.plane(),
             Feature::Edge(k) => {
                 let inward = q * f.neighbour_inward[k].na();
                 if !f.owns_edge(k) || (p - closest).dot(&inward) > 0.0 {
                     return None;
                 }
-                rounded(p, &closest, &face_normal, r + f.halfthick)
+                x.rounded(&closest)
             }
             Feature::Vertex(k) => {
-                let towards = |d: &dem_api::Vec3| (p - v[k]).dot(&(q * d.na())) > 0.0;
+                let towards = |d: &dem_api::Vec3| (p - x.v[k]).dot(&(q * d.na())) > 0.0;
                 if !f.owns_vertex(k) || f.fan(k).iter().any(towards) {
                     return None;
                 }
-                rounded(p, &closest, &face_normal, r + f.halfthick)
+                x.rounded(&closest)
             }
         };
-        if gap >= distance {
-            return None;
-        }
-        let point = p - normal * (r + 0.5 * gap);
-        Some(RawGeom {
-            touching: 1,
-            point: point.into(),
-            normal: normal.into(),
-            gap,
-            radius1: f64::INFINITY,
-            radius2: r,
-            area: PI * r * r,
-            weight: 1.0,
-        })
-    }
-}
-
-/// Normal and gap for a contact at a rounded edge or vertex `closest`; `reach` is the
-/// sphere radius plus the half-thickness. A centre exactly on the feature takes the face
-/// normal.
-pub(crate) fn rounded(
-    p: &Vector3<f64>,
-    closest: &Vector3<f64>,
-    face_normal: &Vector3<f64>,
-    reach: f64,
-) -> (Vector3<f64>, f64) {
-    let d = p - closest;
-    let dist = d.norm();
-    if dist > 0.0 {
-        (d / dist, dist - reach)
-    } else {
-        (*face_normal, -reach)
+        x.contact(normal, gap, 1.0, distance)
     }
 }
 
@@ -167,6 +126,7 @@ dem_api::export_plugin! { geometry: [FacetSphere], laws: [] }
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dem_api::nalgebra::Vector3;
     use dem_api::{FacetShape, Quat, ShapeView, SphereShape, Vec3};
 
     /// The triangle (0,0,0), (1,0,0), (0,1,0) with the given neighbour data and ownership.
