@@ -6,6 +6,7 @@
 //!
 //! - [`math`]: `Vec3`, `Quat`, `Mat3` with zero-copy nalgebra views;
 //! - [`shape`]: the shape views a geometry functor reads; [`facet`]: the mesh facet record;
+//!   [`polyhedron`]: the convex polyhedron record; [`convex`]: the geometry library;
 //! - [`geom`]: `RawGeom` (what a geometry functor returns) and `L6Geom` (what a law reads),
 //!   with the sign conventions every plugin follows;
 //! - [`law`]: law input and output records;
@@ -26,6 +27,7 @@ pub mod geom;
 pub mod law;
 pub mod log;
 pub mod math;
+pub mod polyhedron;
 pub mod root;
 pub mod sdk;
 pub mod shape;
@@ -36,8 +38,14 @@ pub use geom::{L6Geom, RawGeom};
 pub use law::{LawInput, LawOutput, LawPair, Material, Onset};
 pub use log::{HostLogger, LogLevel};
 pub use math::{Mat3, Quat, Vec3};
+pub use polyhedron::{FacePlane, PolyhedronData, PolyhedronShape};
 pub use root::{FunctorInfo, FunctorRole, ParamDoc, PluginRoot, PluginRootRef, API_VERSION};
 pub use shape::{BodyView, ShapeKind, ShapeView, SphereShape, WallShape};
+
+/// The convex-polyhedron library (hull, mass properties, GJK, intersection, contact
+/// geometry), re-exported for polyhedron functors. It has no ABI types: it is linked
+/// statically into each plugin that uses it.
+pub use dem_convex as convex;
 
 /// Re-exported so plugins and the solver use the same versions.
 pub use abi_stable;

@@ -4,10 +4,12 @@
 //! names. The layout of `ShapeView` never changes; a new shape kind adds a tag constant
 //! and a record type (an append-only change: plugins built before it keep loading and are
 //! never handed a kind they did not declare). Read a view through its typed accessors
-//! ([`ShapeView::sphere`], [`ShapeView::wall`], [`ShapeView::facet`]), which check the tag.
+//! ([`ShapeView::sphere`], [`ShapeView::wall`], [`ShapeView::facet`],
+//! [`ShapeView::polyhedron`]), which check the tag.
 
 use crate::facet::FacetShape;
 use crate::math::{Quat, Vec3};
+use crate::polyhedron::PolyhedronShape;
 use abi_stable::StableAbi;
 use core::marker::PhantomData;
 
@@ -24,7 +26,7 @@ impl ShapeKind {
     pub const WALL: ShapeKind = ShapeKind(2);
     /// A triangle of a mesh; record [`FacetShape`].
     pub const FACET: ShapeKind = ShapeKind(3);
-    /// Reserved for convex polyhedra.
+    /// A rigid convex polyhedron; record [`PolyhedronShape`].
     pub const POLYHEDRON: ShapeKind = ShapeKind(4);
 
     /// The name used in scenes and in functor declarations (`"Sphere"`, `"Wall"`, ...).
@@ -88,6 +90,11 @@ impl<'a> ShapeView<'a> {
         Self::new(ShapeKind::FACET, f)
     }
 
+    /// A view of a polyhedron.
+    pub fn of_polyhedron(p: &'a PolyhedronShape) -> Self {
+        Self::new(ShapeKind::POLYHEDRON, p)
+    }
+
     fn new<T>(kind: ShapeKind, r: &'a T) -> Self {
         ShapeView {
             kind,
@@ -117,6 +124,15 @@ impl<'a> ShapeView<'a> {
     pub fn facet(&self) -> Option<&'a FacetShape> {
         // SAFETY: as above.
         (self.kind == ShapeKind::FACET).then(|| unsafe { &*(self.record as *const FacetShape) })
+    }
+}
+
+impl<'a> ShapeView<'a> {
+    /// The polyhedron record, if this is a polyhedron.
+    pub fn polyhedron(&self) -> Option<&'a PolyhedronShape> {
+        // SAFETY: the tag was set together with the pointer by a typed constructor.
+        (self.kind == ShapeKind::POLYHEDRON)
+            .then(|| unsafe { &*(self.record as *const PolyhedronShape) })
     }
 }
 

@@ -194,6 +194,14 @@ impl Polyhedron {
         Polyhedron { vertices, faces }
     }
 
+    /// Assemble from vertices (length) and faces whose planes are known, without any
+    /// check: for data taken from a polyhedron built by the checked constructors and
+    /// moved rigidly (e.g. a body stored by a solver and placed at its current pose).
+    /// Invalid data gives wrong results, never undefined behaviour.
+    pub fn from_trusted_parts(vertices: Vec<Point3<f64>>, faces: Vec<Face>) -> Polyhedron {
+        Polyhedron { vertices, faces }
+    }
+
     /// The vertices (length).
     pub fn vertices(&self) -> &[Point3<f64>] {
         &self.vertices

@@ -63,15 +63,27 @@ impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
                 message: "input and output lengths differ".into(),
             });
         }
-        guarded(|current| {
+        let mut failure = None;
+        let result = guarded(|current| {
             for (i, (p, o)) in pairs.iter().zip(out.iter_mut()).enumerate() {
                 current.set(i);
-                *o = match self.0.term(&p.b1, &p.b2, p.distance, p.feature) {
-                    Some(g) => RawGeom { touching: 1, ..g },
-                    None => RawGeom::default(),
+                *o = match self.0.try_term(&p.b1, &p.b2, p.distance, p.feature) {
+                    Ok(Some(g)) => RawGeom { touching: 1, ..g },
+                    Ok(None) => RawGeom::default(),
+                    Err(message) => {
+                        failure = Some(CallError {
+                            index: i as u64,
+                            message: message.into(),
+                        });
+                        return;
+                    }
                 };
             }
-        })
+        });
+        match (result, failure) {
+            (ROk(()), Some(e)) => RErr(e),
+            (r, _) => r,
+        }
     }
 }
 

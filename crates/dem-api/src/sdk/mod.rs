@@ -83,6 +83,19 @@ pub trait Geometry: Send + Sync + Sized + 'static {
             None
         }
     }
+
+    /// [`Geometry::term`] for functors whose computation can fail: an `Err` stops the
+    /// run with the functor's name, the pair and the message, instead of a silent "no
+    /// contact" (log the details with `tracing` first). The default never fails.
+    fn try_term(
+        &self,
+        b1: &BodyView<'_>,
+        b2: &BodyView<'_>,
+        distance: f64,
+        feature: u32,
+    ) -> Result<Option<RawGeom>, String> {
+        Ok(self.term(b1, b2, distance, feature))
+    }
 }
 
 /// A per-contact law. Pure: all memory between steps lives in the `state` slots.
