@@ -64,6 +64,9 @@ enum SavedShape {
     /// again on restore (a facet moves only with its mesh's prescribed motion, whose pose
     /// is restored with the particle's position and orientation).
     Facet(u32),
+    /// A polyhedron: its geometry comes from the scene again on restore (it is a rigid
+    /// body; its pose is restored with the particle's position and orientation).
+    Polyhedron,
 }
 
 /// All particles, as saved (every array of [`Particles`]).
@@ -188,6 +191,7 @@ impl Checkpoint {
                             SavedShape::Wall([w.normal.x, w.normal.y, w.normal.z], w.sense)
                         }
                         Shape::Facet(f) => SavedShape::Facet(f.mesh),
+                        Shape::Polyhedron(_) => SavedShape::Polyhedron,
                     })
                     .collect(),
             },
@@ -425,6 +429,13 @@ impl Checkpoint {
                     sense,
                 }),
                 (SavedShape::Facet(m), Shape::Facet(f)) if f.mesh == m => Shape::Facet(f),
+                (SavedShape::Polyhedron, Shape::Polyhedron(b)) => Shape::Polyhedron(b),
+                (SavedShape::Polyhedron, _) => {
+                    return Err(failure(
+                        path,
+                        format!("particle {i} was a polyhedron; the scene's bodies now differ"),
+                    ))
+                }
                 (SavedShape::Facet(m), _) => {
                     return Err(failure(
                         path,

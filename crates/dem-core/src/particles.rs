@@ -3,7 +3,9 @@
 //! with their prescribed motion. All facets of a mesh share one position (the mesh's
 //! reference point) and orientation: together they are one rigid body.
 
-use dem_api::{FacetShape, ShapeKind, ShapeView, SphereShape, Vec3, WallShape};
+use dem_api::{
+    FacetShape, PolyhedronData, PolyhedronShape, ShapeKind, ShapeView, SphereShape, Vec3, WallShape,
+};
 use nalgebra::{UnitQuaternion, Vector3};
 use std::sync::Arc;
 
@@ -25,6 +27,33 @@ impl Facet {
     }
 }
 
+/// A rigid convex polyhedron: the record handed to geometry functors and the data it
+/// borrows (shared, so clones of a particle keep pointing at live data).
+#[derive(Clone, Debug)]
+pub struct PolyBody {
+    /// The record handed to geometry functors.
+    pub shape: PolyhedronShape,
+    /// Vertices and face planes in the body (principal) frame, kept alive here.
+    pub data: Arc<PolyhedronData>,
+}
+
+impl PolyBody {
+    /// A body from its data (body frame: centroid at the origin, principal axes).
+    pub fn new(data: PolyhedronData) -> PolyBody {
+        let data = Arc::new(data);
+        // SAFETY: the Arc'd data never changes and lives as long as any clone of `self`,
+        // and the record is only handed out borrowed from `self`.
+        let shape = unsafe { data.record() };
+        PolyBody { shape, data }
+    }
+}
+
+impl PartialEq for PolyBody {
+    fn eq(&self, other: &PolyBody) -> bool {
+        self.data == other.data
+    }
+}
+
 /// Shape of one particle.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
@@ -34,6 +63,8 @@ pub enum Shape {
     Wall(WallShape),
     /// A triangle of a mesh (boxed: the record is large).
     Facet(Box<Facet>),
+    /// A rigid convex polyhedron (boxed: the record is large).
+    Polyhedron(Box<PolyBody>),
 }
 
 impl Shape {
@@ -43,6 +74,7 @@ impl Shape {
             Shape::Sphere(_) => ShapeKind::SPHERE,
             Shape::Wall(_) => ShapeKind::WALL,
             Shape::Facet(_) => ShapeKind::FACET,
+            Shape::Polyhedron(_) => ShapeKind::POLYHEDRON,
         }
     }
 
@@ -52,14 +84,17 @@ impl Shape {
             Shape::Sphere(s) => ShapeView::of_sphere(s),
             Shape::Wall(w) => ShapeView::of_wall(w),
             Shape::Facet(f) => ShapeView::of_facet(&f.shape),
+            Shape::Polyhedron(b) => ShapeView::of_polyhedron(&b.shape),
         }
     }
 
-    /// Radius of the bounding sphere of a free particle, m, or `None` for the boundary
+    /// Radius of the bounding sphere of a free particle (about its position: a sphere's
+    /// centre, a polyhedron's centroid), m, or `None` for the boundary
     /// shapes (walls, facets), which the broad phase tests separately.
     pub fn bounding_radius(&self) -> Option<f64> {
         match self {
             Shape::Sphere(s) => Some(s.radius),
+            Shape::Polyhedron(b) => Some(b.shape.bounding_radius),
             Shape::Wall(_) | Shape::Facet(_) => None,
         }
     }

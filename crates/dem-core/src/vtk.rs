@@ -311,7 +311,7 @@ pub fn walls(sim: &Simulation) -> Grid {
                 g.cell(VTK_TRIANGLE, &v);
                 continue;
             }
-            Shape::Sphere(_) => continue,
+            Shape::Sphere(_) | Shape::Polyhedron(_) => continue,
         };
         let n = p.ori[i] * w.normal.na();
         let frame = initial_frame(&n);

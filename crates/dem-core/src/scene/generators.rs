@@ -108,6 +108,17 @@ pub fn expand_bodies(
             BodySpec::Mesh {
                 rotate, translate, ..
             } => vec![*rotate, *translate],
+            BodySpec::Polyhedron {
+                vertices,
+                velocity,
+                angular_velocity,
+                ..
+            } => {
+                let mut all = vertices.clone();
+                all.extend([*velocity, *angular_velocity]);
+                all
+            }
+            BodySpec::Rocks { min, max, axes, .. } => vec![*min, *max, *axes],
         };
         if vectors.iter().flatten().any(|x| !x.is_finite()) {
             return Err(scene.error(format!(
@@ -310,6 +321,27 @@ pub fn expand_bodies(
             }
             BodySpec::Mesh { material, .. } => {
                 super::mesh_body::add_mesh(scene, k, spec, mat(material)?, p, &mut out)?;
+            }
+            BodySpec::Polyhedron {
+                material, blocked, ..
+            } => {
+                let m = mat(material)?;
+                let dofs = Dofs::parse(blocked).map_err(|c| {
+                    scene.error(format!("bodies[{k}].blocked: `{c}` is not one of xyzXYZ"))
+                })?;
+                super::polyhedra::add_polyhedron(
+                    scene,
+                    k,
+                    spec,
+                    mats[m as usize].density,
+                    m,
+                    dofs,
+                    p,
+                )?;
+            }
+            BodySpec::Rocks { material, .. } => {
+                let m = mat(material)?;
+                super::polyhedra::add_rocks(scene, k, spec, mats[m as usize].density, m, p)?;
             }
             BodySpec::Box { min, max, material } => {
                 let m = mat(material)?;

@@ -4,6 +4,7 @@
 pub mod csv;
 mod generators;
 mod mesh_body;
+mod polyhedra;
 
 pub use generators::{expand_bodies, Boundaries};
 
@@ -153,6 +154,53 @@ pub enum BodySpec {
         #[serde(default)]
         name: Option<String>,
     },
+    /// A rigid convex polyhedron: the convex hull of `vertices` (or exactly these
+    /// vertices and `faces`). Stored in principal axes: its position is the centroid, its
+    /// orientation maps the principal axes to the global frame; mass and inertia from the
+    /// material's density.
+    Polyhedron {
+        /// Vertices in the global frame at t = 0, m.
+        vertices: Vec<[f64; 3]>,
+        /// Faces as vertex indices, counter-clockwise seen from outside; absent: the hull
+        /// of `vertices`.
+        #[serde(default)]
+        faces: Option<Vec<Vec<usize>>>,
+        /// Material name.
+        material: String,
+        /// Velocity of the centroid at t = -dt/2, m/s.
+        #[serde(default)]
+        velocity: [f64; 3],
+        /// Angular velocity at t = -dt/2, rad/s.
+        #[serde(default)]
+        angular_velocity: [f64; 3],
+        /// Blocked degrees of freedom: letters of `xyzXYZ` (translations, rotations).
+        #[serde(default)]
+        blocked: String,
+    },
+    /// Random convex rocks inside a box: each the hull of `points` random points on an
+    /// ellipsoid (semi-axes `axes` times a size drawn uniformly from `size`), randomly
+    /// oriented, placed without overlap of their bounding spheres.
+    Rocks {
+        /// Lower corner of the box, m.
+        min: [f64; 3],
+        /// Upper corner of the box, m.
+        max: [f64; 3],
+        /// Number of rocks.
+        count: u32,
+        /// Range `(a, b)` of the scale factor, m: a rock's semi-axes are `axes` times a
+        /// factor uniform in `[a, b]`.
+        size: (f64, f64),
+        /// Relative semi-axes of the ellipsoid, dimensionless (default `[1, 1, 1]`).
+        #[serde(default = "unit_axes")]
+        axes: [f64; 3],
+        /// Points per rock (at least 4; default 20).
+        #[serde(default = "twenty")]
+        points: u32,
+        /// Material name.
+        material: String,
+        /// Seed of the random generator.
+        seed: u64,
+    },
     /// Six one-sided walls facing into the box `[min, max]`.
     Box {
         /// Lower corner, m.
@@ -166,6 +214,14 @@ pub enum BodySpec {
 
 fn one() -> f64 {
     1.0
+}
+
+fn unit_axes() -> [f64; 3] {
+    [1.0; 3]
+}
+
+fn twenty() -> u32 {
+    20
 }
 
 /// Which geometry functor serves a pair of shape kinds (only needed when several do).
