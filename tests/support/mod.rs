@@ -14,8 +14,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every plugin package of the workspace.
-pub const PLUGINS: [&str; 10] = [
+pub const PLUGINS: [&str; 11] = [
     "cg2-facet-sphere",
+    "cg2-polyhedron",
     "cg2-sphere-sphere",
     "cg2-wall-sphere",
     "law-linear",

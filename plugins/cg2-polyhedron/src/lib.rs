@@ -1,0 +1,222 @@
+//! Geometry functors for rigid convex polyhedra.
+//!
+//! - `Cg2_Polyhedron_Polyhedron_L6Geom` (this file): the contact of two polyhedra from
+//!   their volumetric intersection, `dem_api::convex::contact` (Solfec's definition,
+//!   reference 000): point = centroid of the intersection surface, normal from A to B,
+//!   area = half the intersection surface, gap from the vertex projections (GJK-checked).
+//!   Touching pairs are reported (gap about 0). Bodies apart by less than the interaction
+//!   distance get a contact with the GJK distance as gap and area 0. Any other failure
+//!   (degenerate input, hull failure) is logged and stops the run with the pair: a
+//!   contact is never dropped silently.
+//! - `Cg2_Wall_Polyhedron_L6Geom` ([`wall`]): a wall clipping a polyhedron.
+//!
+//! **Equivalent radii**: `radius1`/`radius2` of a polyhedron are its volume-equivalent
+//! radius `(3 V / 4 pi)^(1/3)`, a characteristic length for laws that want one (a default
+//! stiffness `2 E r`, rolling resistance). It is *not* a branch length: scenes with
+//! polyhedra should set `contacts: (l6geom: (no_ratch: false))`, so that the solver uses
+//! the true branch vectors from each centroid to the contact point for the relative
+//! velocity.
+//!
+//! Sphere-polyhedron and polyhedron-facet functors are not written yet.
+
+pub mod section;
+pub mod wall;
+
+use dem_api::convex::{contact, ContactOptions, IntersectionError, GEOMETRIC_EPSILON};
+use dem_api::sdk::{Geometry, Param};
+use dem_api::{BodyView, RawGeom, ShapeKind};
+use serde::{Deserialize, Serialize};
+
+pub use wall::WallPolyhedron;
+
+/// Parameters of the polyhedron-polyhedron functor.
+#[derive(Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// Geometric epsilon relative to the pair's size (the sum of the bounding radii):
+    /// bodies whose common part has an inscribed radius below it touch.
+    pub epsilon: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            epsilon: GEOMETRIC_EPSILON,
+        }
+    }
+}
+
+/// The polyhedron-polyhedron functor.
+pub struct PolyPoly {
+    epsilon: f64,
+}
+
+impl Geometry for PolyPoly {
+    type Params = Params;
+    const NAME: &'static str = "Cg2_Polyhedron_Polyhedron_L6Geom";
+    const SHAPES: [ShapeKind; 2] = [ShapeKind::POLYHEDRON, ShapeKind::POLYHEDRON];
+    const DESCRIPTION: &'static str = "Two convex polyhedra, from their volumetric \
+        intersection (Muller-Preparata by polar duality, Solfec's contact definition): \
+        point = centroid of the intersection surface, normal from body 1 to body 2, area = \
+        half the intersection surface, gap from the vertex projections. Touching pairs are \
+        reported; degenerate pairs stop the run with an error. Radii are the \
+        volume-equivalent radii.";
+    const PARAMS: &'static [Param] = &[Param {
+        name: "epsilon",
+        unit: "-",
+        doc: "geometric epsilon relative to the sum of the bounding radii (default 1e-6)",
+    }];
+
+    fn new(p: Params) -> Result<Self, String> {
+        if !(p.epsilon > 0.0 && p.epsilon < 1.0) {
+            return Err(format!("epsilon must be in (0, 1), got {}", p.epsilon));
+        }
+        Ok(PolyPoly { epsilon: p.epsilon })
+    }
+
+    fn geom(&self, b1: &BodyView<'_>, b2: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
+        self.try_term(b1, b2, distance, 0).ok().flatten()
+    }
+
+    fn try_term(
+        &self,
+        b1: &BodyView<'_>,
+        b2: &BodyView<'_>,
+        distance: f64,
+        feature: u32,
+    ) -> Result<Option<RawGeom>, String> {
+        let (Some(s1), Some(s2)) = (b1.shape.polyhedron(), b2.shape.polyhedron()) else {
+            return Err("not a pair of polyhedra".into());
+        };
+        if feature != 0 {
+            return Ok(None);
+        }
+        let size = s1.bounding_radius + s2.bounding_radius;
+        // Cheap rejection by the bounding spheres.
+        if (b2.pos.na() - b1.pos.na()).norm() - size >= distance {
+            return Ok(None);
+        }
+        let (a, b) = (
+            s1.to_convex(&b1.pos, &b1.ori),
+            s2.to_convex(&b2.pos, &b2.ori),
+        );
+        let opts = ContactOptions {
+            epsilon: self.epsilon * size,
+        };
+        let (r1, r2) = (s1.equivalent_radius(), s2.equivalent_radius());
+        let raw = |point: dem_api::nalgebra::Point3<f64>, normal, gap, area| RawGeom {
+            touching: 1,
+            point: point.coords.into(),
+            normal,
+            gap,
+            radius1: r1,
+            radius2: r2,
+            area,
+            weight: 1.0,
+        };
+        match contact(&a, &b, &opts) {
+            Ok(c) => Ok(Some(raw(c.point, c.normal.into(), c.gap, c.area))),
+            Err(IntersectionError::Separated {
+                distance: d,
+                point_a,
+                point_b,
+            }) => {
+                if d >= distance || d <= 0.0 {
+                    return Ok(None);
+                }
+                let n = (point_b - point_a) / d;
+                let mid = dem_api::nalgebra::center(&point_a, &point_b);
+                Ok(Some(raw(mid, n.into(), d, 0.0)))
+            }
+            Err(e) => {
+                dem_api::tracing::error!(
+                    "{}: contact of bodies at {:?} and {:?} failed: {e}",
+                    Self::NAME,
+                    b1.pos,
+                    b2.pos
+                );
+                Err(format!("polyhedron contact failed: {e}"))
+            }
+        }
+    }
+}
+
+dem_api::export_plugin! { geometry: [PolyPoly, WallPolyhedron], laws: [] }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dem_api::convex::generate::cube;
+    use dem_api::{PolyhedronData, Quat, ShapeView, Vec3, WallShape};
+
+    fn unit_cube() -> PolyhedronData {
+        PolyhedronData::of(&cube(1.0).unwrap().to_principal().0)
+    }
+
+    #[test]
+    fn overlapping_cubes_face_on() {
+        let data = unit_cube();
+        let rec = unsafe { data.record() };
+        let a = BodyView {
+            pos: Vec3::ZERO,
+            ori: Quat::IDENTITY,
+            vel: Vec3::ZERO,
+            angvel: Vec3::ZERO,
+            shape: ShapeView::of_polyhedron(&rec),
+        };
+        let b = BodyView {
+            pos: Vec3::new(0.0, 0.0, 0.9),
+            ..a
+        };
+        let f = PolyPoly::new(Params::default()).unwrap();
+        let g = f.try_term(&a, &b, 0.0, 0).unwrap().unwrap();
+        assert!((g.gap + 0.1).abs() < 1e-9, "{g:?}");
+        assert!((g.normal.na() - Vector3::z()).norm() < 1e-9);
+        // Half the surface of the 1 x 1 x 0.1 intersection.
+        assert!((g.area - 1.2).abs() < 1e-9);
+        assert!((g.point.z - 0.45).abs() < 1e-9);
+        let far = BodyView {
+            pos: Vec3::new(0.0, 0.0, 1.05),
+            ..a
+        };
+        assert!(f.try_term(&a, &far, 0.0, 0).unwrap().is_none());
+        let near = f.try_term(&a, &far, 0.1, 0).unwrap().unwrap();
+        assert!((near.gap - 0.05).abs() < 1e-9 && near.area == 0.0);
+    }
+
+    #[test]
+    fn a_cube_sinking_into_a_wall() {
+        let data = unit_cube();
+        let rec = unsafe { data.record() };
+        let w = WallShape {
+            normal: Vec3::new(0.0, 0.0, 1.0),
+            sense: 1,
+        };
+        let wall = BodyView {
+            pos: Vec3::ZERO,
+            ori: Quat::IDENTITY,
+            vel: Vec3::ZERO,
+            angvel: Vec3::ZERO,
+            shape: ShapeView::of_wall(&w),
+        };
+        let body = BodyView {
+            pos: Vec3::new(1.0, 2.0, 0.4),
+            shape: ShapeView::of_polyhedron(&rec),
+            ..wall
+        };
+        let g = WallPolyhedron.geom(&wall, &body, 0.0).unwrap();
+        assert!((g.gap + 0.1).abs() < 1e-12);
+        assert!((g.area - 1.0).abs() < 1e-12);
+        assert!((g.point.na() - Vector3::new(1.0, 2.0, 0.0)).norm() < 1e-12);
+        assert_eq!(g.normal, Vec3::new(0.0, 0.0, 1.0));
+        let above = BodyView {
+            pos: Vec3::new(1.0, 2.0, 0.6),
+            ..body
+        };
+        assert!(WallPolyhedron.geom(&wall, &above, 0.0).is_none());
+        let g = WallPolyhedron.geom(&wall, &above, 0.2).unwrap();
+        assert!((g.gap - 0.1).abs() < 1e-12 && g.area == 0.0);
+    }
+
+    use dem_api::nalgebra::Vector3;
+}

@@ -1,0 +1,118 @@
+//! The section of a convex polyhedron by a plane: the polygon where the plane cuts it,
+//! with its area and centroid.
+
+use dem_api::convex::Polyhedron;
+use dem_api::nalgebra::{Point3, Vector2, Vector3};
+
+/// Area (m^2) and centroid (global frame, on the plane) of the section of `poly` by the
+/// plane through `origin` with unit normal `n`; `s[i]` is the signed distance of vertex
+/// `i` from the plane. `None` when the plane does not cut the body (no positive area).
+pub fn section(
+    poly: &Polyhedron,
+    s: &[f64],
+    origin: &Vector3<f64>,
+    n: &Vector3<f64>,
+) -> Option<(f64, Point3<f64>)> {
+    let u = if n.x.abs() < 0.9 {
+        Vector3::x().cross(n).normalize()
+    } else {
+        Vector3::y().cross(n).normalize()
+    };
+    let w = n.cross(&u);
+    let v = poly.vertices();
+    let mut pts: Vec<Vector2<f64>> = Vec::new();
+    let mut add = |x: Vector3<f64>| {
+        let d = x - origin;
+        pts.push(Vector2::new(u.dot(&d), w.dot(&d)));
+    };
+    for f in poly.faces() {
+        let m = f.vertices.len();
+        for k in 0..m {
+            let (i, j) = (f.vertices[k], f.vertices[(k + 1) % m]);
+            if s[i] == 0.0 {
+                add(v[i].coords);
+            } else if (s[i] < 0.0) != (s[j] < 0.0) && s[j] != 0.0 {
+                let t = s[i] / (s[i] - s[j]);
+                add(v[i].coords + t * (v[j].coords - v[i].coords));
+            }
+        }
+    }
+    let hull = hull2(pts);
+    if hull.len() < 3 {
+        return None;
+    }
+    // Shoelace area and centroid about the first vertex (no cancellation far away).
+    let o = hull[0];
+    let (mut area2, mut c) = (0.0, Vector2::zeros());
+    for k in 1..hull.len() - 1 {
+        let (a, b) = (hull[k] - o, hull[k + 1] - o);
+        let cr = a.x * b.y - a.y * b.x;
+        area2 += cr;
+        c += cr * (a + b) / 3.0;
+    }
+    if area2.is_nan() || area2 <= 0.0 {
+        return None;
+    }
+    let c = o + c / area2;
+    Some((0.5 * area2, Point3::from(origin + c.x * u + c.y * w)))
+}
+
+/// Convex hull of 2-D points, counter-clockwise (Andrew's monotone chain); duplicates
+/// and collinear points dropped.
+fn hull2(mut p: Vec<Vector2<f64>>) -> Vec<Vector2<f64>> {
+    p.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    p.dedup();
+    if p.len() < 3 {
+        return p;
+    }
+    let cross = |o: &Vector2<f64>, a: &Vector2<f64>, b: &Vector2<f64>| {
+        (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+    };
+    let mut h: Vec<Vector2<f64>> = Vec::with_capacity(2 * p.len());
+    for pass in 0..2 {
+        let start = h.len();
+        let iter: Box<dyn Iterator<Item = &Vector2<f64>>> = if pass == 0 {
+            Box::new(p.iter())
+        } else {
+            Box::new(p.iter().rev())
+        };
+        for q in iter {
+            while h.len() >= start + 2 && cross(&h[h.len() - 2], &h[h.len() - 1], q) <= 0.0 {
+                h.pop();
+            }
+            h.push(*q);
+        }
+        h.pop();
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dem_api::convex::generate::cube;
+
+    #[test]
+    fn a_unit_cube_cut_through_its_middle() {
+        let c = cube(1.0).unwrap();
+        let (lo, hi) = c.aabb();
+        let mid = 0.5 * (lo.coords + hi.coords);
+        let origin = mid + Vector3::new(0.0, 0.0, 0.1);
+        let n = Vector3::z();
+        let s: Vec<f64> = c
+            .vertices()
+            .iter()
+            .map(|v| n.dot(&(v.coords - origin)))
+            .collect();
+        let (area, point) = section(&c, &s, &origin, &n).unwrap();
+        assert!((area - 1.0).abs() < 1e-12);
+        assert!((point.coords - origin).norm() < 1e-12);
+        let far = origin + Vector3::new(0.0, 0.0, 5.0);
+        let s: Vec<f64> = c
+            .vertices()
+            .iter()
+            .map(|v| n.dot(&(v.coords - far)))
+            .collect();
+        assert!(section(&c, &s, &far, &n).is_none());
+    }
+}

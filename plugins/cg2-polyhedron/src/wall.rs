@@ -1,0 +1,94 @@
+//! `Cg2_Wall_Polyhedron_L6Geom`: an infinite plane (body 1) and a convex polyhedron
+//! (body 2).
+//!
+//! The polyhedron is clipped by the wall plane: the section polygon gives the contact
+//! point (its centroid, on the plane) and the area; the normal is the wall normal
+//! (oriented by `sense` as for spheres: a one-sided wall acts as a half-space, a
+//! two-sided one pushes towards the side of the polyhedron's centroid); the gap is the
+//! smallest signed distance of the vertices from the plane (negative in overlap).
+//! Without a section (the body is within the interaction distance but not yet cutting
+//! the plane, or, in an extreme case, entirely behind it) the point is the mean of the
+//! nearest vertices projected on the plane and the area 0.
+
+use crate::section::section;
+use dem_api::nalgebra::{Point3, Vector3};
+use dem_api::sdk::{Geometry, Param};
+use dem_api::{BodyView, RawGeom, ShapeKind};
+use serde::{Deserialize, Serialize};
+
+/// Parameters (none yet).
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct WallParams {}
+
+/// The wall-polyhedron functor.
+pub struct WallPolyhedron;
+
+impl Geometry for WallPolyhedron {
+    type Params = WallParams;
+    const NAME: &'static str = "Cg2_Wall_Polyhedron_L6Geom";
+    const SHAPES: [ShapeKind; 2] = [ShapeKind::WALL, ShapeKind::POLYHEDRON];
+    const DESCRIPTION: &'static str = "Infinite plane and convex polyhedron: the polyhedron \
+        clipped by the plane; point = centroid of the section polygon, normal = wall normal, \
+        area = section area, gap = smallest signed vertex distance. radius2 is the \
+        polyhedron's volume-equivalent radius.";
+    const PARAMS: &'static [Param] = &[];
+
+    fn new(_: WallParams) -> Result<Self, String> {
+        Ok(WallPolyhedron)
+    }
+
+    fn geom(&self, wall: &BodyView<'_>, body: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
+        let w = wall.shape.wall()?;
+        let shape = body.shape.polyhedron()?;
+        let plane_normal = wall.ori.unit() * w.normal.na();
+        let origin = wall.pos.na();
+        let side = plane_normal.dot(&(body.pos.na() - origin));
+        let sense = match w.sense {
+            0 if side < 0.0 => -1.0,
+            0 => 1.0,
+            s => s.signum() as f64,
+        };
+        let n = plane_normal * sense;
+        // Cheap rejection by the bounding sphere.
+        if side * sense - shape.bounding_radius >= distance {
+            return None;
+        }
+        let poly = shape.to_convex(&body.pos, &body.ori);
+        let s: Vec<f64> = poly
+            .vertices()
+            .iter()
+            .map(|v| n.dot(&(v.coords - origin)))
+            .collect();
+        let gap = s.iter().copied().fold(f64::INFINITY, f64::min);
+        if gap >= distance {
+            return None;
+        }
+        let (area, point) = match section(&poly, &s, origin, &n) {
+            Some(found) => found,
+            None => {
+                let tol = 1e-9 * shape.bounding_radius;
+                let near: Vec<&Point3<f64>> = poly
+                    .vertices()
+                    .iter()
+                    .zip(&s)
+                    .filter(|(_, &d)| d <= gap + tol)
+                    .map(|(v, _)| v)
+                    .collect();
+                let mean: Vector3<f64> =
+                    near.iter().map(|v| v.coords).sum::<Vector3<f64>>() / near.len() as f64;
+                (0.0, Point3::from(mean - n * n.dot(&(mean - origin))))
+            }
+        };
+        Some(RawGeom {
+            touching: 1,
+            point: point.coords.into(),
+            normal: n.into(),
+            gap,
+            radius1: f64::INFINITY,
+            radius2: shape.equivalent_radius(),
+            area,
+            weight: 1.0,
+        })
+    }
+}
