@@ -17,7 +17,18 @@
 //! Rolling and twisting: the SDK's resistance models (`Off`, `Cdt(mu: ..)`,
 //! `Epsd(mu: ..)`) on the relative rotation rate.
 //!
-//! The pair constants (`k_n`, `k_t`, `eta`, `mu`, `R*`) are computed once per contact.
+//! Area-scaled stiffness (for polyhedra): with `kn_per_area` (N/m^3) the normal stiffness
+//! is `k_n = kn_per_area * A` with `A` the contact area the geometry functor reports
+//! (`L6Geom::area`), re-evaluated every step; `k_t = kt_kn k_n` and, with `restitution`,
+//! `eta = 2 zeta sqrt(m* k_n)` follow it (with `gamma_n`, `eta` does not depend on the
+//! area). Since `k_n` changes with the contact's area, the elastic energy booked,
+//! `F_n,el^2 / 2 k_n`, is not a potential of the force: the ledger closes only
+//! approximately with this option (use a fixed `kn` where the ledger matters). The
+//! critical step is estimated with the area `pi r^2`, `r` the larger finite equivalent
+//! radius of the pair.
+//!
+//! The pair constants (`k_n`, `k_t`, `eta`, `mu`, `R*`) are computed once per contact
+//! (per unit area with `kn_per_area`).
 //! Energy: elastic energy is `F_n,el^2 / 2k_n` plus what the springs store; dissipation is
 //! booked with the trapezoid rule over `[t - dt, t]`, which is exactly the work the
 //! leap-frog integrator does with these forces, so the ledger closes to round-off apart
@@ -37,6 +48,9 @@ use serde::{Deserialize, Serialize};
 pub struct Params {
     /// Fixed normal stiffness, N/m; when absent, from Young's moduli and radii.
     pub kn: Option<f64>,
+    /// Normal stiffness per unit contact area, N/m^3: `k_n = kn_per_area * A` with `A` the
+    /// functor's contact area, each step (instead of `kn`).
+    pub kn_per_area: Option<f64>,
     /// Tangential to normal stiffness ratio.
     pub kt_kn: f64,
     /// Requested normal coefficient of restitution in (0, 1]; absent: no damping.
@@ -65,6 +79,7 @@ impl Default for Params {
     fn default() -> Self {
         Params {
             kn: None,
+            kn_per_area: None,
             kt_kn: 0.2,
             restitution: None,
             friction: None,
@@ -107,6 +122,18 @@ dem_api::slots! {
 impl LinearElPl {
     /// Normal stiffness of a pair, N/m.
     fn kn(&self, pair: &LawPair) -> f64 {
+        if let Some(k) = self.p.kn_per_area {
+            let r = |i: usize| {
+                let r = pair.radius[i];
+                if r.is_finite() {
+                    r
+                } else {
+                    0.0
+                }
+            };
+            let r = r(0).max(r(1));
+            return k * std::f64::consts::PI * r * r;
+        }
         self.p.kn.unwrap_or_else(|| {
             let k = |i: usize| 2.0 * pair.material[i].young * pair.radius[i];
             let (k1, k2) = (k(0), k(1));
@@ -141,6 +168,12 @@ impl Law for LinearElPl {
             name: "kn",
             unit: "N/m",
             doc: "fixed normal stiffness; default: series of 2 E_i r_i",
+        },
+        Param {
+            name: "kn_per_area",
+            unit: "N/m^3",
+            doc: "normal stiffness per unit contact area (k_n = kn_per_area * area, each \
+                  step; for polyhedra), instead of kn",
         },
         Param {
             name: "kt_kn",
@@ -183,6 +216,17 @@ impl Law for LinearElPl {
                 return Err(format!("kn must be positive and finite, got {k}"));
             }
         }
+        if let Some(k) = p.kn_per_area {
+            if !(k > 0.0 && k.is_finite()) {
+                return Err(format!("kn_per_area must be positive and finite, got {k}"));
+            }
+            if p.kn.is_some() {
+                return Err("give either kn or kn_per_area, not both".into());
+            }
+            if p.hertz_factor {
+                return Err("kn_per_area and hertz_factor do not combine".into());
+            }
+        }
         if !(p.kt_kn >= 0.0 && p.kt_kn.is_finite()) {
             return Err(format!("kt_kn must be >= 0, got {}", p.kt_kn));
         }
@@ -213,7 +257,8 @@ impl Law for LinearElPl {
 
     fn constants(&self, input: &LawInput) -> Constants {
         let pair = &input.pair;
-        let kn = self.kn(pair);
+        // Per unit area with `kn_per_area` (scaled by the area in `law`).
+        let kn = self.p.kn_per_area.unwrap_or_else(|| self.kn(pair));
         let m = pair.effective_mass();
         Constants {
             kn,
@@ -250,13 +295,35 @@ impl Law for LinearElPl {
         } else {
             1.0
         };
-        let (kn, kt, eta, eta_t) = (c.kn * scale, c.kt * scale, c.eta * scale, c.eta_t * scale);
+        // With `kn_per_area` the constants are per unit area: stiffnesses scale with the
+        // contact area, the restitution's viscous coefficient with its square root.
+        let (area_k, area_eta) = match self.p.kn_per_area {
+            None => (1.0, 1.0),
+            Some(_) => {
+                let a = g.area.max(0.0);
+                (
+                    a,
+                    if self.p.gamma_n.is_some() {
+                        1.0
+                    } else {
+                        a.sqrt()
+                    },
+                )
+            }
+        };
+        let (kn, kt, eta, eta_t) = (
+            c.kn * scale * area_k,
+            c.kt * scale * area_k,
+            c.eta * scale * area_eta,
+            c.eta_t * scale,
+        );
         let f_el = if g.u.x < 0.0 && !last {
             -kn * g.u.x
         } else {
             0.0
         };
-        // Stored energy: k delta^2 / 2, or with the Hertz factor 2/5 k sqrt(R*) delta^(5/2).
+        // Stored energy: k delta^2 / 2, or with the Hertz factor 2/5 k sqrt(R*) delta^(5/2);
+        // none without force (also a zero-area contact with `kn_per_area`).
         let stored = if self.p.hertz_factor {
             0.4 * f_el * (-g.u.x).max(0.0)
         } else if f_el != 0.0 {
@@ -281,10 +348,11 @@ impl Law for LinearElPl {
         } else {
             (t.force, 0.0)
         };
+        let k_rot = c.kn * area_k;
         let roll = self.p.rolling.step(
             [g.phi_dot.y, g.phi_dot.z],
             f_n,
-            c.kn,
+            k_rot,
             c.r,
             c.i,
             dt,
@@ -293,7 +361,7 @@ impl Law for LinearElPl {
         let twist =
             self.p
                 .twisting
-                .step([g.phi_dot.x], f_n, c.kn, c.r, c.i, dt, &mut state[W0..END]);
+                .step([g.phi_dot.x], f_n, k_rot, c.r, c.i, dt, &mut state[W0..END]);
         LawOutput {
             force: Vec3::new(f_n, f_t[0], f_t[1]),
             torque: Vec3::new(twist.force[0], roll.force[0], roll.force[1]),
@@ -370,6 +438,33 @@ mod tests {
         let out = run(&law, &inp, &mut s);
         assert!((out.force.x - 1.0).abs() < 1e-12);
         assert!((out.elastic - 0.5 * 1e4 * 1e-8).abs() < 1e-18);
+    }
+
+    #[test]
+    fn stiffness_per_area_scales_with_the_contact_area() {
+        let law = LinearElPl::new(Params {
+            kn_per_area: Some(1e8),
+            ..Default::default()
+        })
+        .unwrap();
+        let mut inp = input(Vec3::new(-1e-4, 0.0, 0.0), Vec3::ZERO);
+        // Stable-step estimate with area pi r^2.
+        let k_est = 1e8 * std::f64::consts::PI * 1e-4;
+        assert!((law.stiffness(&inp.pair) - k_est).abs() < 1e-6 * k_est);
+        for area in [0.0, 1e-4, 3e-4] {
+            inp.geom.area = area;
+            let mut s = [0.0; END];
+            let out = run(&law, &inp, &mut s);
+            let kn = 1e8 * area;
+            assert!((out.force.x - kn * 1e-4).abs() < 1e-9, "{area}: {out:?}");
+            assert!((out.elastic - 0.5 * kn * 1e-8).abs() < 1e-15);
+        }
+        assert!(LinearElPl::new(Params {
+            kn: Some(1.0),
+            kn_per_area: Some(1.0),
+            ..Default::default()
+        })
+        .is_err());
     }
 
     #[test]
