@@ -57,6 +57,40 @@ pub fn section(
     Some((0.5 * area2, Point3::from(origin + c.x * u + c.y * w)))
 }
 
+/// Volume (m^3) and centroid (global frame) of the part of `poly` behind the plane
+/// through `apex` with unit normal `n` (`s[i] <= 0`, `s[i]` the signed distance of vertex
+/// `i`): each face clipped to that side, fanned from `apex`, a point of the plane (so the
+/// section face itself adds nothing). `None` when nothing is behind the plane.
+pub fn immersed(poly: &Polyhedron, s: &[f64], apex: &Vector3<f64>) -> Option<(f64, Point3<f64>)> {
+    let v = poly.vertices();
+    let (mut vol, mut moment) = (0.0, Vector3::zeros());
+    let mut clipped: Vec<Vector3<f64>> = Vec::new();
+    for f in poly.faces() {
+        clipped.clear();
+        let m = f.vertices.len();
+        for k in 0..m {
+            let (i, j) = (f.vertices[k], f.vertices[(k + 1) % m]);
+            if s[i] <= 0.0 {
+                clipped.push(v[i].coords - apex);
+            }
+            if (s[i] < 0.0 && s[j] > 0.0) || (s[i] > 0.0 && s[j] < 0.0) {
+                let t = s[i] / (s[i] - s[j]);
+                clipped.push(v[i].coords + t * (v[j].coords - v[i].coords) - apex);
+            }
+        }
+        for k in 1..clipped.len().saturating_sub(1) {
+            let (a, b, c) = (clipped[0], clipped[k], clipped[k + 1]);
+            let dv = a.dot(&b.cross(&c)) / 6.0;
+            vol += dv;
+            moment += dv * (a + b + c) / 4.0;
+        }
+    }
+    if vol.is_nan() || vol <= 0.0 {
+        return None;
+    }
+    Some((vol, Point3::from(apex + moment / vol)))
+}
+
 /// Convex hull of 2-D points, counter-clockwise (Andrew's monotone chain); duplicates
 /// and collinear points dropped.
 fn hull2(mut p: Vec<Vector2<f64>>) -> Vec<Vector2<f64>> {
@@ -107,6 +141,11 @@ mod tests {
         let (area, point) = section(&c, &s, &origin, &n).unwrap();
         assert!((area - 1.0).abs() < 1e-12);
         assert!((point.coords - origin).norm() < 1e-12);
+        // Below the cut: 1 x 1 x 0.6, centroid 0.3 below it.
+        let (vol, c) = immersed(&c, &s, &origin).unwrap();
+        assert!((vol - 0.6).abs() < 1e-12);
+        assert!((c.coords - origin + Vector3::new(0.0, 0.0, 0.3)).norm() < 1e-12);
+        let c = cube(1.0).unwrap();
         let far = origin + Vector3::new(0.0, 0.0, 5.0);
         let s: Vec<f64> = c
             .vertices()

@@ -1,0 +1,250 @@
+//! Rigid convex polyhedra in scenes: a cube resting on a wall sinks to the static overlap
+//! `m g / k_n` of the linear law and stays flat; a cube dropped on an edge tips over and
+//! settles on a face; two cubes colliding face-on conserve momentum; random rocks poured
+//! into a box come to rest with the ledger closed.
+
+use dem_core::particles::Shape;
+use dem_core::Simulation;
+use dem_verification::{sim_from_file, sim_from_text};
+use nalgebra::{UnitQuaternion, Vector3};
+
+/// The eight corners of a cube of side `a` centred on `c`, rotated by `rot`, as RON.
+fn cube(c: [f64; 3], a: f64, rot: UnitQuaternion<f64>) -> String {
+    let mut out = Vec::new();
+    for k in 0..8 {
+        let s = |b: usize| if k & (1 << b) != 0 { 0.5 } else { -0.5 };
+        let v = Vector3::from(c) + rot * Vector3::new(s(0), s(1), s(2)) * a;
+        out.push(format!("({:.17e}, {:.17e}, {:.17e})", v.x, v.y, v.z));
+    }
+    format!("[{}]", out.join(", "))
+}
+
+/// A scene with the linear law (`kn` 1e5 N/m, restitution `e`) between "steel" bodies,
+/// `bodies` (RON), gravity along -z of `g`, run for `time` s.
+/// `damping` is the scene's non-viscous (Cundall) damping.
+fn scene(bodies: &str, g: f64, friction: f64, e: f64, damping: f64, time: f64) -> String {
+    format!(
+        r#"Scene(
+    materials: {{ "steel": (density: 1000, young: 1e9, friction: {friction}) }},
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
+            params: (kn: 1e5, restitution: {e}, kt_kn: 0.5))],
+    bodies: [{bodies}],
+    gravity: (0, 0, -{g}),
+    damping: {damping},
+    timestep: Critical(0.1),
+    duration: Time({time}),
+    contacts: (l6geom: (no_ratch: false)),
+)"#
+    )
+}
+
+fn run(sim: &mut Simulation) {
+    println!("{} steps of {:.3e} s", sim.end_step, sim.dt());
+    while sim.step < sim.end_step {
+        sim.step().unwrap();
+    }
+}
+
+/// Polyhedral particle ids.
+fn polyhedra(sim: &Simulation) -> Vec<usize> {
+    (0..sim.particles.len())
+        .filter(|&i| matches!(sim.particles.shape[i], Shape::Polyhedron(_)))
+        .collect()
+}
+
+/// The largest `-n_f . z` over the faces of body `i`: 1 when a face lies flat, facing down.
+fn flatness(sim: &Simulation, i: usize) -> f64 {
+    let Shape::Polyhedron(b) = &sim.particles.shape[i] else {
+        panic!("not a polyhedron")
+    };
+    b.data
+        .planes
+        .iter()
+        .map(|f| -(sim.particles.ori[i] * f.normal.na()).z)
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
+#[test]
+fn a_cube_on_a_wall_rests_at_the_static_overlap() {
+    // 0.1 m cube of density 1000: 1 kg; k_n = 1e5 N/m.
+    let a = 0.1;
+    let bodies = format!(
+        "Polyhedron(vertices: {}, material: \"steel\"),
+         Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: \"steel\")",
+        cube([0.0, 0.0, 0.5 * a], a, UnitQuaternion::identity())
+    );
+    let mut sim =
+        sim_from_text(&scene(&bodies, 9.81, 0.5, 0.5, 0.0, 0.5), "cube-rest.ron").unwrap();
+    let id = polyhedra(&sim)[0];
+    let m = sim.particles.mass[id];
+    assert!((m - 1.0).abs() < 1e-12, "mass {m}");
+    let ori0 = sim.particles.ori[id];
+    run(&mut sim);
+    let overlap = 0.5 * a - sim.particles.pos[id].z;
+    let expected = m * 9.81 / 1e5;
+    let tilt = sim.particles.ori[id].angle_to(&ori0);
+    println!(
+        "cube at rest: overlap {overlap:.9e} m, m g / kn {expected:.9e} m (relative error \
+         {:.2e}), tilt {tilt:.2e} rad, speed {:.2e} m/s",
+        overlap / expected - 1.0,
+        sim.particles.vel[id].norm()
+    );
+    assert!((overlap / expected - 1.0).abs() < 1e-6);
+    assert!(tilt < 1e-9, "the cube tilted by {tilt} rad");
+    assert!((flatness(&sim, id) - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_cube_dropped_on_an_edge_settles_on_a_face() {
+    // Resting on one edge, 40 degrees off face-down (not balanced): it tips over. One
+    // contact per wall-body pair damps its normal motion only; the small rocking about
+    // the face it lands on is damped by the scene's non-viscous damping.
+    let a = 0.1;
+    let rot = UnitQuaternion::from_axis_angle(&Vector3::x_axis(), 40f64.to_radians());
+    // Height of the lowest corner above its centre: half the extent along z.
+    let half = (0..8)
+        .map(|k| {
+            let s = |b: usize| if k & (1 << b) != 0 { 0.5 } else { -0.5 };
+            (rot * Vector3::new(s(0), s(1), s(2)) * a).z
+        })
+        .fold(0.0, f64::max);
+    let bodies = format!(
+        "Polyhedron(vertices: {}, material: \"steel\"),
+         Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: \"steel\")",
+        cube([0.0, 0.0, half + 0.01], a, rot)
+    );
+    let mut sim =
+        sim_from_text(&scene(&bodies, 9.81, 0.5, 0.2, 0.3, 2.0), "cube-edge.ron").unwrap();
+    let id = polyhedra(&sim)[0];
+    let before = flatness(&sim, id);
+    sim.step().unwrap();
+    let first = sim.ledger;
+    run(&mut sim);
+    let released = first.potential - sim.ledger.potential;
+    let drift = (sim.ledger.total() - first.total()) / released;
+    println!("edge drop: ledger drift {drift:.3e} of the potential energy released");
+    let after = flatness(&sim, id);
+    let p = &sim.particles;
+    let overlap = 0.5 * a - p.pos[id].z;
+    println!(
+        "edge drop: v {:?} w {:?} flatness {before:.6} -> {after:.12}, overlap {overlap:.6e} m (m g/kn \
+         {:.6e}), speed {:.2e} m/s, spin {:.2e} rad/s",
+        p.vel[id],
+        p.angvel[id],
+        9.81e-5,
+        p.vel[id].norm(),
+        p.angvel[id].norm()
+    );
+    assert!(before < 0.8);
+    assert!((after - 1.0).abs() < 1e-9, "not face-down: {after}");
+    assert!((overlap / 9.81e-5 - 1.0).abs() < 1e-3);
+    assert!(p.vel[id].norm() < 1e-6 && p.angvel[id].norm() < 1e-5);
+}
+
+#[test]
+fn cubes_colliding_face_on_conserve_momentum() {
+    let id = UnitQuaternion::identity();
+    let bodies = format!(
+        "Polyhedron(vertices: {}, material: \"steel\", velocity: (1, 0, 0)),
+         Polyhedron(vertices: {}, material: \"steel\", velocity: (-0.5, 0.0, 0))",
+        cube([0.0, 0.0, 0.0], 0.1, id),
+        cube([0.14, 0.0, 0.0], 0.08, id)
+    );
+    let mut sim = sim_from_text(&scene(&bodies, 0.0, 0.0, 0.5, 0.0, 0.2), "cubes.ron").unwrap();
+    let ids = polyhedra(&sim);
+    let momentum = |sim: &Simulation| -> Vector3<f64> {
+        ids.iter()
+            .map(|&i| sim.particles.mass[i] * sim.particles.vel[i])
+            .sum()
+    };
+    let p0 = momentum(&sim);
+    let v0: Vec<f64> = ids.iter().map(|&i| sim.particles.vel[i].x).collect();
+    run(&mut sim);
+    let p1 = momentum(&sim);
+    let err = (p1 - p0).norm() / p0.norm();
+    let v1: Vec<f64> = ids.iter().map(|&i| sim.particles.vel[i].x).collect();
+    let spin: f64 = ids.iter().map(|&i| sim.particles.angvel[i].norm()).sum();
+    println!(
+        "face-on collision: momentum {p0:?} -> {p1:?} (relative error {err:.2e}), v_x {v0:?} \
+         -> {v1:?}, spin {spin:.2e} rad/s, restitution {:.4}",
+        (v1[1] - v1[0]) / (v0[0] - v0[1])
+    );
+    assert!(err < 1e-12, "momentum error {err:e}");
+    assert!(v1[0] < v1[1], "the cubes did not separate");
+    assert!(spin < 1e-9);
+}
+
+/// Settles `sim` (rocks in a box); returns (peak kinetic, final kinetic, ledger drift
+/// relative to the potential energy released).
+fn settle(mut sim: Simulation) -> (f64, f64, f64) {
+    sim.step().unwrap();
+    let first = sim.ledger;
+    let mut peak: f64 = 0.0;
+    while sim.step < sim.end_step {
+        sim.step().unwrap();
+        peak = peak.max(sim.ledger.kinetic + sim.ledger.rotational);
+    }
+    let last = sim.ledger;
+    let released = first.potential - last.potential;
+    let drift = (last.total() - first.total()) / released;
+    let kinetic = last.kinetic + last.rotational;
+    println!(
+        "rocks: {} bodies, {} steps, peak kinetic {peak:.4e} J, final {kinetic:.4e} J (ratio \
+         {:.2e}), potential released {released:.4e} J, ledger drift {drift:.2e}",
+        polyhedra(&sim).len(),
+        sim.step,
+        kinetic / peak
+    );
+    (peak, kinetic, drift)
+}
+
+#[test]
+fn poured_rocks_come_to_rest_with_the_ledger_closed() {
+    // scenes/rocks.ron with 30 rocks dropped from at most 15 cm, for 1.5 s (the full
+    // scene: `dem run scenes/rocks.ron`, or the ignored test below).
+    let root = dem_verification::root();
+    let text = std::fs::read_to_string(root.join("scenes/rocks.ron")).unwrap();
+    let text = text
+        .replace("count: 300", "count: 30")
+        .replace("max: (0.12, 0.12, 0.3)", "max: (0.12, 0.12, 0.15)")
+        .replace("Time(2.5)", "Time(1.5)");
+    assert!(text.contains("count: 30,") && text.contains("0.15)") && text.contains("(1.5)"));
+    let sim = sim_from_text(&text, "rocks-30.ron").unwrap();
+    let (peak, kinetic, drift) = settle(sim);
+    assert!(
+        kinetic < 1e-6 * peak,
+        "still moving: {kinetic:e} J of {peak:e}"
+    );
+    assert!(drift.abs() < 0.01, "ledger drift {drift:e}");
+}
+
+#[test]
+#[ignore = "the full scene takes minutes: cargo test --test polyhedra -- --ignored"]
+fn the_full_rocks_scene_comes_to_rest() {
+    let (peak, kinetic, drift) = settle(sim_from_file("scenes/rocks.ron"));
+    assert!(kinetic < 1e-6 * peak && drift.abs() < 0.01);
+}
+
+#[test]
+fn bad_polyhedra_are_refused_naming_file_body_and_field() {
+    let flat = "Polyhedron(vertices: [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)], \
+                material: \"steel\")";
+    let rocks = "Rocks(min: (0, 0, 0), max: (1, 1, 1), count: 3, size: (0.2, 0.1), \
+                 material: \"steel\", seed: 1)";
+    let few = "Rocks(min: (0, 0, 0), max: (1, 1, 1), count: 3, size: (0.1, 0.1), \
+               points: 3, material: \"steel\", seed: 1)";
+    for (body, field) in [
+        (flat, "bodies[1].vertices"),
+        (rocks, "bodies[1].size"),
+        (few, "bodies[1].points"),
+    ] {
+        let bodies =
+            format!("Wall(point: (0, 0, 0), normal: (0, 0, 1), material: \"steel\"), {body}");
+        let err = sim_from_text(&scene(&bodies, 9.81, 0.5, 0.5, 0.0, 0.1), "bad.ron")
+            .err()
+            .expect("refused")
+            .to_string();
+        println!("{err}");
+        assert!(err.contains("bad.ron") && err.contains(field), "{err}");
+    }
+}
