@@ -234,8 +234,9 @@ fn cross2(o: &Vector2<f64>, a: &Vector2<f64>, b: &Vector2<f64>) -> f64 {
     (a - o).perp(&(b - o))
 }
 
-/// 2-D convex hull, counter-clockwise (Andrew's monotone chain).
-fn hull2(mut p: Vec<Vector2<f64>>) -> Vec<Vector2<f64>> {
+/// 2-D convex hull of `p`, counter-clockwise (Andrew's monotone chain); duplicates and
+/// collinear points dropped. Also what a plane-section functor needs.
+pub fn hull2(mut p: Vec<Vector2<f64>>) -> Vec<Vector2<f64>> {
     p.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
     p.dedup();
     if p.len() < 3 {

@@ -1,6 +1,7 @@
 //! The section of a convex polyhedron by a plane: the polygon where the plane cuts it,
 //! with its area and centroid.
 
+use dem_api::convex::contact::hull2;
 use dem_api::convex::Polyhedron;
 use dem_api::nalgebra::{Point3, Vector2, Vector3};
 
@@ -89,36 +90,6 @@ pub fn immersed(poly: &Polyhedron, s: &[f64], apex: &Vector3<f64>) -> Option<(f6
         return None;
     }
     Some((vol, Point3::from(apex + moment / vol)))
-}
-
-/// Convex hull of 2-D points, counter-clockwise (Andrew's monotone chain); duplicates
-/// and collinear points dropped.
-fn hull2(mut p: Vec<Vector2<f64>>) -> Vec<Vector2<f64>> {
-    p.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
-    p.dedup();
-    if p.len() < 3 {
-        return p;
-    }
-    let cross = |o: &Vector2<f64>, a: &Vector2<f64>, b: &Vector2<f64>| {
-        (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
-    };
-    let mut h: Vec<Vector2<f64>> = Vec::with_capacity(2 * p.len());
-    for pass in 0..2 {
-        let start = h.len();
-        let iter: Box<dyn Iterator<Item = &Vector2<f64>>> = if pass == 0 {
-            Box::new(p.iter())
-        } else {
-            Box::new(p.iter().rev())
-        };
-        for q in iter {
-            while h.len() >= start + 2 && cross(&h[h.len() - 2], &h[h.len() - 1], q) <= 0.0 {
-                h.pop();
-            }
-            h.push(*q);
-        }
-        h.pop();
-    }
-    h
 }
 
 #[cfg(test)]
