@@ -26,12 +26,14 @@ fn build_against(name: &str, alter: impl Fn(&Path)) -> PathBuf {
     let api = work.join("dem-api");
     copy_dir(&root().join("crates/dem-api"), &api);
     // Standalone manifests: no workspace inheritance.
+    let convex = root().join("crates/dem-convex");
     let manifest = |version: &str| {
         format!(
             "[package]\nname = \"dem-api\"\nversion = \"{version}\"\nedition = \"2021\"\n\n[dependencies]\n\
              abi_stable = \"0.11.3\"\nnalgebra = {{ version = \"0.35\", features = [\"bytemuck\"] }}\n\
              bytemuck = {{ version = \"1\", features = [\"derive\"] }}\nserde = {{ version = \"1\", features = [\"derive\"] }}\n\
-             ron = \"0.12\"\ntracing = \"0.1\"\n"
+             ron = \"0.12\"\ntracing = \"0.1\"\ndem-convex = {{ path = {:?} }}\n",
+            convex.display().to_string()
         )
     };
     std::fs::write(api.join("Cargo.toml"), manifest(dem_api::API_VERSION)).unwrap();
