@@ -88,19 +88,14 @@ fn resumes_bitwise(laws: &str) {
     // Interrupted twice, once between two broad-phase rebuilds.
     let mut parts = sim_of(laws);
     parts.run_steps(1234).unwrap();
-    let live = parts.contacts.slots.iter().filter(|s| s.active);
+    let live = parts.contacts.live();
     let sliding = live.filter(|s| s.l6.u.y != 0.0 || s.l6.u.z != 0.0).count();
     assert!(
         sliding > 20,
         "only {sliding} contacts with tangential history"
     );
     for law in 0..parts.dispatch.laws.len() as u16 {
-        let n = parts
-            .contacts
-            .slots
-            .iter()
-            .filter(|s| s.active && s.law == law)
-            .count();
+        let n = parts.contacts.live().filter(|s| s.law == law).count();
         assert!(n > 0, "no live contact of law #{law}");
     }
     let rebuilds = parts.verlet.rebuilds;

@@ -13,17 +13,17 @@ const SCENE: &str = r#"Scene(
     gravity: (0, 0, -9.81),
     damping: 0.1,
     timestep: Critical(0.2),
-    duration: Steps(1500),
+    duration: Steps(5000),
 )"#;
 
-fn run(threads: usize) -> (Vec<[u64; 6]>, usize) {
+fn run(threads: usize) -> (Vec<[u64; 6]>, (usize, usize)) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
     pool.install(|| {
         let mut sim = sim_from_text(SCENE, "determinism.ron").unwrap();
-        sim.run_steps(1500).unwrap();
+        sim.run_steps(5000).unwrap();
         let p = &sim.particles;
         let state = (0..p.len())
             .map(|i| {
@@ -31,15 +31,19 @@ fn run(threads: usize) -> (Vec<[u64; 6]>, usize) {
                 [x.x, x.y, x.z, v.x, v.y, v.z].map(f64::to_bits)
             })
             .collect();
-        (state, sim.contacts.slots.len())
+        (state, (sim.contacts.active(), sim.contacts.slots.len()))
     })
 }
 
 #[test]
 fn one_and_two_threads_agree_bitwise() {
-    let (one, slots) = run(1);
+    let (one, (contacts, slots)) = run(1);
     let (two, _) = run(2);
-    // Several chunks per functor group, so the two threads really share the work.
-    assert!(slots > 2 * 512, "only {slots} candidate pairs");
+    // Several chunks (256 each) of candidate pairs and of contacts, so that the two
+    // threads really share the work.
+    assert!(
+        slots > 4 * 256 && contacts > 2 * 256,
+        "only {slots} candidate pairs and {contacts} contacts"
+    );
     assert!(one == two, "trajectories differ between 1 and 2 threads");
 }

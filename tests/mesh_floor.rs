@@ -76,7 +76,7 @@ fn floor_of_triangles_equals_infinite_wall() {
         mesh.step().unwrap();
         let (a, b) = (wall.particles.pos[0], mesh.particles.pos[0]);
         worst = worst.max((a - b).norm() / a.norm());
-        let live: Vec<_> = mesh.contacts.slots.iter().filter(|s| s.active).collect();
+        let live: Vec<_> = mesh.contacts.live().collect();
         assert_eq!(live.len(), 1, "one contact at step {}", mesh.step);
         assert_eq!(wall.contacts.active(), 1);
         facets.insert(live[0].a.max(live[0].b));

@@ -145,7 +145,7 @@ fn particles_read_back() {
 #[test]
 fn contacts_read_back() {
     let sim = running();
-    let live: Vec<_> = sim.contacts.slots.iter().filter(|s| s.active).collect();
+    let live: Vec<_> = sim.contacts.live().collect();
     assert!(live.len() > 10, "{} contacts", live.len());
     let piece = read_back(&vtk::contacts(&sim), "contacts.vtu");
     let (conn, offsets, types) = piece.cells();

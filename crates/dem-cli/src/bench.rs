@@ -72,8 +72,10 @@ pub struct Measured {
     pub slots: usize,
     /// Bytes of particle storage per particle.
     pub bytes_per_particle: f64,
-    /// Bytes of contact storage per slot.
+    /// Bytes of storage per candidate slot.
     pub bytes_per_slot: f64,
+    /// Bytes of storage per contact.
+    pub bytes_per_contact: f64,
 }
 
 /// Peak resident set size of this process, bytes (Linux `VmHWM`; 0 elsewhere).
@@ -128,6 +130,7 @@ pub fn run_one(n: u64, steps: u64, plugins: &PluginSet) -> Result<Measured, DemE
         slots: sim.contacts.slots.len(),
         bytes_per_particle: bytes_per_particle(&sim),
         bytes_per_slot: sim.contacts.bytes_per_slot() as f64,
+        bytes_per_contact: sim.contacts.bytes_per_contact() as f64,
     })
 }
 
@@ -144,8 +147,8 @@ pub fn run_all(sizes: &[u64], threads: &[usize], steps: u64) -> Result<(), DemEr
          machine kind: ~1.4e7 particle-steps/s at N = 10,000 (1 core)"
     );
     println!(
-        "{:>7} {:>3} | {:>11} {:>8} {:>10} | {:>8} {:>6} {:>6} | phases %: broad geom law gather integ",
-        "N", "thr", "p-steps/s", "steps/s", "ns/contact", "peak MB", "B/part", "B/slot"
+        "{:>7} {:>3} | {:>11} {:>8} {:>10} | {:>8} {:>6} {:>6} {:>6} | phases %: broad geom law gather integ",
+        "N", "thr", "p-steps/s", "steps/s", "ns/contact", "peak MB", "B/part", "B/slot", "B/cont"
     );
     for &n in sizes {
         for &t in threads {
@@ -173,7 +176,7 @@ pub fn run_all(sizes: &[u64], threads: &[usize], steps: u64) -> Result<(), DemEr
             let total: f64 = m.phases.iter().sum::<f64>().max(f64::MIN_POSITIVE);
             let pct = m.phases.map(|x| 100.0 * x / total);
             println!(
-                "{:>7} {:>3} | {:>11.3e} {:>8.1} {:>10.1} | {:>8.1} {:>6.0} {:>6.0} | {:5.1} {:4.1} {:4.1} {:5.1} {:5.1}",
+                "{:>7} {:>3} | {:>11.3e} {:>8.1} {:>10.1} | {:>8.1} {:>6.0} {:>6.0} {:>6.0} | {:5.1} {:4.1} {:4.1} {:5.1} {:5.1}",
                 m.n,
                 m.threads,
                 m.n as f64 * m.steps as f64 / m.seconds,
@@ -182,6 +185,7 @@ pub fn run_all(sizes: &[u64], threads: &[usize], steps: u64) -> Result<(), DemEr
                 m.peak_rss as f64 / 1e6,
                 m.bytes_per_particle,
                 m.bytes_per_slot,
+                m.bytes_per_contact,
                 pct[0],
                 pct[1],
                 pct[2],

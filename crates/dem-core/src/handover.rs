@@ -11,11 +11,12 @@
 //!
 //! Matching, in slot order (deterministic): a live contact of a sphere with a facet of mesh
 //! M whose functor no longer reports it, and a contact starting this step between the same
-//! sphere and another facet of M with the same law. When a sphere leaves several facets of
+//! sphere and another facet of M with the same law and term. When a sphere leaves several facets of
 //! M at once, the ended contact whose normal is closest to the new one is taken.
 
 use crate::contacts::{Contacts, StepContext};
 use crate::particles::Shape;
+use dem_api::RawGeom;
 use std::collections::HashMap;
 
 /// (other particle, mesh) of a slot whose one body is a facet.
@@ -28,43 +29,47 @@ fn mesh_key(cx: &StepContext<'_>, a: u32, b: u32) -> Option<(u32, u32)> {
     }
 }
 
-/// Moves the state of ended facet contacts to the contacts starting this step on another
-/// facet of the same mesh with the same sphere.
-pub fn hand_over(c: &mut Contacts, cx: &StepContext<'_>) {
+/// Moves the state of ended facet contacts to the contacts starting this step (`fresh`:
+/// slot index and geometry, in slot order) on another facet of the same mesh with the
+/// same sphere; the taken starts leave `fresh`.
+pub fn hand_over(c: &mut Contacts, fresh: &mut Vec<(u32, RawGeom)>, cx: &StepContext<'_>) {
     let mut ended: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
-    for (i, (s, g)) in c.slots.iter().zip(&c.raw).enumerate() {
-        if s.active && g.touching == 0 {
-            if let Some(k) = mesh_key(cx, s.a, s.b) {
-                ended.entry(k).or_default().push(i);
+    for (k, s, g) in c.with_geometry() {
+        if g.touching == 0 {
+            if let Some(key) = mesh_key(cx, s.a, s.b) {
+                ended.entry(key).or_default().push(k);
             }
         }
     }
     if ended.is_empty() {
         return;
     }
-    for j in 0..c.slots.len() {
-        let (s, g) = (&c.slots[j], &c.raw[j]);
-        let distance = cx.dispatch.laws[s.law as usize].distance;
-        if s.active || g.touching == 0 || g.gap >= distance {
-            continue;
-        }
+    let mut kept = Vec::with_capacity(fresh.len());
+    for (j, g) in fresh.drain(..) {
+        let s = c.slots[j as usize];
         let Some(list) = mesh_key(cx, s.a, s.b).and_then(|k| ended.get_mut(&k)) else {
+            kept.push((j, g));
             continue;
         };
         let normal = g.normal.na();
+        let contacts = c.list();
         let best = list
             .iter()
             .enumerate()
-            .filter(|&(_, &i)| c.slots[i].law == s.law && c.slots[i].feature == s.feature)
+            .filter(|&(_, &k)| contacts[k].law == s.law && contacts[k].feature == s.feature)
             .max_by(|(_, &x), (_, &y)| {
-                let dot = |i: usize| c.slots[i].l6.frame.row(0).transpose().dot(normal);
+                let dot = |k: usize| contacts[k].l6.frame.row(0).transpose().dot(normal);
                 dot(x).total_cmp(&dot(y))
             })
-            .map(|(k, &i)| (k, i));
-        if let Some((k, i)) = best {
-            list.swap_remove(k);
-            tracing::debug!(target: "dem::contact", event = "handover", from_a = c.slots[i].a, from_b = c.slots[i].b, a = s.a, b = s.b, t = cx.time);
-            c.move_contact(i, j);
+            .map(|(i, &k)| (i, k));
+        match best {
+            Some((i, k)) => {
+                list.swap_remove(i);
+                tracing::debug!(target: "dem::contact", event = "handover", from_a = contacts[k].a, from_b = contacts[k].b, a = s.a, b = s.b, t = cx.time);
+                c.move_contact(k, j as usize, g);
+            }
+            None => kept.push((j, g)),
         }
     }
+    *fresh = kept;
 }

@@ -22,7 +22,7 @@
 //! at onset are evaluated directly from the body velocities (not left at zero).
 
 use dem_api::{L6Geom, RawGeom};
-use nalgebra::{Matrix3, Rotation3, RowVector3, UnitQuaternion, Vector3};
+use nalgebra::{Matrix3, Quaternion, RowVector3, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
 /// Accuracy switches (Woo's approximation flags) and the branch-vector choice.
@@ -159,7 +159,7 @@ impl L6State {
             0.5 * (n_prev + n)
         };
         if !opt.no_renorm {
-            n_mid.normalize_mut();
+            n_mid *= 1.0 / n_mid.norm();
         }
         let o_t = n_mid * (n_mid.dot(&(0.5 * (b1.angvel + b2.angvel))) * dt);
         let v_r = relative_velocity(raw, b1, b2, &n, opt);
@@ -215,25 +215,133 @@ impl L6State {
 
 /// Re-orthonormalises a frame keeping row 0 (the normal) exact.
 fn orthonormalize(m: &Matrix3<f64>) -> Matrix3<f64> {
-    let x: Vector3<f64> = m.row(0).transpose().normalize();
+    let x: Vector3<f64> = m.row(0).transpose();
+    let x = x * (1.0 / x.norm());
     let mut y: Vector3<f64> = m.row(1).transpose();
     y -= x * x.dot(&y);
-    let y = y.normalize();
+    let y = y * (1.0 / y.norm());
     let z = x.cross(&y);
     Matrix3::from_rows(&[x.transpose(), y.transpose(), z.transpose()])
+}
+
+/// The unit quaternion of a rotation matrix (Shepperd's choice of the largest diagonal
+/// term, so that the square root is of a number >= 1/4 and one reciprocal serves all
+/// components).
+fn quaternion(m: &Matrix3<f64>) -> Quaternion<f64> {
+    let (m00, m11, m22) = (m[(0, 0)], m[(1, 1)], m[(2, 2)]);
+    let trace = m00 + m11 + m22;
+    if trace > 0.0 {
+        let s = 2.0 * (trace + 1.0).sqrt();
+        let r = 1.0 / s;
+        Quaternion::new(
+            0.25 * s,
+            (m[(2, 1)] - m[(1, 2)]) * r,
+            (m[(0, 2)] - m[(2, 0)]) * r,
+            (m[(1, 0)] - m[(0, 1)]) * r,
+        )
+    } else if m00 > m11 && m00 > m22 {
+        let s = 2.0 * (1.0 + m00 - m11 - m22).sqrt();
+        let r = 1.0 / s;
+        Quaternion::new(
+            (m[(2, 1)] - m[(1, 2)]) * r,
+            0.25 * s,
+            (m[(0, 1)] + m[(1, 0)]) * r,
+            (m[(0, 2)] + m[(2, 0)]) * r,
+        )
+    } else if m11 > m22 {
+        let s = 2.0 * (1.0 + m11 - m00 - m22).sqrt();
+        let r = 1.0 / s;
+        Quaternion::new(
+            (m[(0, 2)] - m[(2, 0)]) * r,
+            (m[(0, 1)] + m[(1, 0)]) * r,
+            0.25 * s,
+            (m[(1, 2)] + m[(2, 1)]) * r,
+        )
+    } else {
+        let s = 2.0 * (1.0 + m22 - m00 - m11).sqrt();
+        let r = 1.0 / s;
+        Quaternion::new(
+            (m[(1, 0)] - m[(0, 1)]) * r,
+            (m[(0, 2)] + m[(2, 0)]) * r,
+            (m[(1, 2)] + m[(2, 1)]) * r,
+            0.25 * s,
+        )
+    }
 }
 
 /// Spherical interpolation half-way between two rotations: for unit quaternions on the
 /// same hemisphere this is exactly `normalize(qa + qb)` (no acos near 1, no round-off
 /// growth for the tiny per-step rotations of a contact frame).
 fn slerp_half(a: &Matrix3<f64>, b: &Matrix3<f64>) -> Matrix3<f64> {
-    let qa = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*a));
-    let qb = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*b));
-    let (qa, mut qb) = (qa.into_inner(), qb.into_inner());
+    let (qa, mut qb) = (quaternion(a), quaternion(b));
     if qa.dot(&qb) < 0.0 {
         qb = -qb;
     }
-    UnitQuaternion::new_normalize(qa + qb)
+    let q = qa + qb;
+    let q = q * (1.0 / q.norm());
+    UnitQuaternion::new_unchecked(q)
         .to_rotation_matrix()
         .into_inner()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rotations covering every branch of `quaternion` (trace positive, and each diagonal
+    /// term the largest), including half turns.
+    fn rotations() -> Vec<UnitQuaternion<f64>> {
+        let mut out = Vec::new();
+        for k in 0..2000 {
+            let t = k as f64;
+            let axis = Vector3::new(
+                (1.3 * t).sin(),
+                (0.7 * t + 1.0).cos(),
+                (2.1 * t).sin() + 0.1,
+            );
+            let angle = std::f64::consts::PI * ((0.37 * t).sin().abs());
+            out.push(UnitQuaternion::from_axis_angle(
+                &nalgebra::Unit::new_normalize(axis),
+                angle,
+            ));
+        }
+        for axis in [Vector3::x_axis(), Vector3::y_axis(), Vector3::z_axis()] {
+            out.push(UnitQuaternion::from_axis_angle(&axis, std::f64::consts::PI));
+        }
+        out
+    }
+
+    #[test]
+    fn quaternion_of_a_matrix_matches_the_rotation() {
+        for q in rotations() {
+            let m = q.to_rotation_matrix().into_inner();
+            let p = quaternion(&m);
+            // q and -q are the same rotation.
+            let err = (p - q.into_inner()).norm().min((p + q.into_inner()).norm());
+            assert!(err < 1e-14, "{q:?}: {p:?}");
+        }
+    }
+
+    #[test]
+    fn half_slerp_is_the_rotation_midway() {
+        let rots = rotations();
+        for w in rots.windows(2) {
+            let (a, b) = (
+                w[0],
+                w[0] * UnitQuaternion::from_scaled_axis(w[1].scaled_axis() * 0.3),
+            );
+            let (ma, mb) = (
+                a.to_rotation_matrix().into_inner(),
+                b.to_rotation_matrix().into_inner(),
+            );
+            let half = UnitQuaternion::from_scaled_axis((a.inverse() * b).scaled_axis() * 0.5);
+            let expected = (a * half).to_rotation_matrix().into_inner();
+            let got = slerp_half(&ma, &mb);
+            assert!(
+                (got - expected).amax() < 1e-14,
+                "{}",
+                (got - expected).amax()
+            );
+        }
+    }
 }

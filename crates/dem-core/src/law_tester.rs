@@ -280,11 +280,11 @@ impl LawTest {
                     damping,
                     ..Record::default()
                 };
-                if let Some(s) = sim.contacts.slot(0, 1).filter(|s| s.active || s.ending) {
+                if let Some(s) = sim.contacts.get(0, 1) {
                     friction += s.out.friction;
                     damping += s.out.damping;
                     r = Record {
-                        contact: s.active,
+                        contact: s.active(),
                         u: s.l6.u.into(),
                         phi: s.l6.phi.into(),
                         force: [s.out.force.x, s.out.force.y, s.out.force.z],

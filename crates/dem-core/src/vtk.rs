@@ -244,7 +244,7 @@ pub fn particles(sim: &Simulation) -> Grid {
 /// The live contacts of `sim`, one line cell each.
 pub fn contacts(sim: &Simulation) -> Grid {
     let p = &sim.particles;
-    let live: Vec<_> = sim.contacts.slots.iter().filter(|s| s.active).collect();
+    let live: Vec<_> = sim.contacts.live().collect();
     let mut g = Grid::default();
     let end = |i: usize, c: &Vector3<f64>| {
         let x = if p.shape[i].bounding_radius().is_some() {
@@ -258,8 +258,8 @@ pub fn contacts(sim: &Simulation) -> Grid {
         let (b1, b2) = s.bodies();
         g.cell(VTK_LINE, &[end(b1, &s.l6.point), end(b2, &s.l6.point)]);
     }
-    let normal = |s: &&crate::contacts::Slot| -> Vector3<f64> { s.l6.frame.row(0).transpose() };
-    let fnormal = |s: &&crate::contacts::Slot| normal(s) * normal(s).dot(&s.force);
+    let normal = |s: &&crate::contacts::Contact| -> Vector3<f64> { s.l6.frame.row(0).transpose() };
+    let fnormal = |s: &&crate::contacts::Contact| normal(s) * normal(s).dot(&s.force);
     g.cell_data = vec![
         ints("id1", live.iter().map(|s| s.bodies().0 as i64)),
         ints("id2", live.iter().map(|s| s.bodies().1 as i64)),

@@ -1,10 +1,19 @@
 //! The contact container and lifecycle.
 //!
-//! Every candidate pair of the broad phase has a slot per contact term of its functor
-//! (one for most functors), kept sorted by `(functor, law, a, b, term)` with `a < b` the
-//! particle ids; a slot is a contact while `active`. A term's forces and energies count
-//! times the weight its functor reports with the geometry. Contact state (L6Geom, onset data, law state) lives in the slot and is carried
-//! to the new slot list when the broad phase rebuilds, by key.
+//! Storage is split by how often data is touched:
+//! - [`Slot`]: one per candidate pair of the broad phase and contact term of its functor
+//!   (one for most functors), 32 bytes, sorted by `(functor, law, a, b, term)` with
+//!   `a < b` the particle ids. Each step the slots without a contact get a cheap
+//!   bounding-volume test, and only those that pass get a geometry call.
+//! - [`Contact`]: one per live contact (L6Geom, onset data, law output, forces), with its
+//!   law state alongside, in a dense list that the geometry, law and gather passes walk
+//!   in order. A slot points to its contact and the contact to its slot; a contact that
+//!   ends is removed at the start of the next step (swapped with the last, so that the
+//!   order, and hence the sums of the gather, is a deterministic function of the run).
+//!
+//! A term's forces and energies count times the weight its functor reports with the
+//! geometry. When the broad phase rebuilds, the contacts stay as they are and only their
+//! slot indices are re-mapped by key.
 //!
 //! Lifecycle with hysteresis (reference 001): a contact is created when the functor
 //! reports a gap below the law's interaction distance `D`, and kept while the gap stays
@@ -13,28 +22,75 @@
 //! step a contact ends, its law is called once more with `is_last` set: no force is applied
 //! from that call, only the dissipation of the final interval is booked.
 //!
-//! Each step, slots are processed in chunks in parallel (geometry, lifecycle, L6Geom, law,
-//! all pure per slot); forces are then gathered sequentially in slot order, so that the
-//! sums, and thus trajectories, do not depend on the number of threads.
+//! Each step (see [`Contacts::process`]): geometry of the live contacts and detection of
+//! new ones (in parallel chunks), the hand-over of contacts moving across a mesh, creation
+//! of the new contacts in slot order, then lifecycle, L6Geom and law of every contact (in
+//! parallel chunks, pure per contact); forces are gathered sequentially in contact order,
+//! so that the sums, and thus trajectories, do not depend on the number of threads.
 
+mod detect;
+mod rebuild;
 mod step;
 
 use crate::dispatch::Dispatch;
 use crate::error::DemError;
-use crate::l6geom::{L6Options, L6State};
+use crate::l6geom::{BodyKin, L6Options, L6State};
 use crate::particles::Particles;
 use dem_api::{LawOutput, Material, Onset, RawGeom};
 use nalgebra::Vector3;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
-/// Slots per parallel chunk (and per batched plugin call).
+/// Items per parallel chunk (and per batched plugin call).
 const CHUNK: usize = 256;
 
-/// One candidate pair and, while `active`, its contact.
-#[derive(Clone, Debug)]
+/// `Slot::contact` of a slot without a contact.
+const NONE: u32 = u32::MAX;
+
+/// One candidate pair (one contact term of it).
+#[derive(Clone, Copy, Debug)]
 pub struct Slot {
+    /// Smaller particle id.
+    pub a: u32,
+    /// Larger particle id.
+    pub b: u32,
+    /// Sum of the radii when both bodies are spheres, m (NaN otherwise): the pre-check
+    /// before the geometry call reads it instead of the shapes.
+    radii: f64,
+    /// Index of its contact in [`Contacts::all`], or `NONE`.
+    contact: u32,
+    /// Geometry functor index.
+    pub geom: u16,
+    /// Law index.
+    pub law: u16,
+    /// Contact term of the pair (`GeomInput::feature`), 0 for a one-term functor.
+    pub feature: u8,
+    /// True when the functor's body 1 is `b`.
+    pub swap: bool,
+}
+
+impl Slot {
+    fn key(&self) -> (u16, u16, u32, u32, u8) {
+        (self.geom, self.law, self.a, self.b, self.feature)
+    }
+
+    /// Particle ids as the functor sees them: (body 1, body 2).
+    pub fn bodies(&self) -> (usize, usize) {
+        bodies(self.a, self.b, self.swap)
+    }
+}
+
+fn bodies(a: u32, b: u32, swap: bool) -> (usize, usize) {
+    if swap {
+        (b as usize, a as usize)
+    } else {
+        (a as usize, b as usize)
+    }
+}
+
+/// A contact: live, or ended in the last step (`ending`).
+#[derive(Clone, Debug)]
+pub struct Contact {
     /// Smaller particle id.
     pub a: u32,
     /// Larger particle id.
@@ -43,24 +99,23 @@ pub struct Slot {
     pub geom: u16,
     /// Law index.
     pub law: u16,
-    /// Contact term of the pair (`GeomInput::feature`), 0 for a one-term functor.
+    /// Contact term of the pair.
     pub feature: u8,
-    /// Sum of the radii when both bodies are spheres, m (NaN otherwise): the pre-check
-    /// before the geometry call reads it instead of the shapes.
-    radii: f64,
     /// True when the functor's body 1 is `b`.
     pub swap: bool,
-    /// Is this pair in contact?
-    pub active: bool,
     /// Was the contact created this step?
     pub new: bool,
     /// Did the contact end this step (its last law call booked dissipation only)?
     pub ending: bool,
+    /// Did the functor stop reporting it (ended without a last law call)?
+    gone: bool,
+    /// Index of its slot.
+    slot: u32,
     /// Tracked geometry.
     pub l6: L6State,
     /// Data stored at onset.
     pub onset: Onset,
-    /// The law's last output (local frame).
+    /// The law's last output (local frame; energies times the term's weight).
     pub out: LawOutput,
     /// Force on body 2 (global), N.
     pub force: Vector3<f64>,
@@ -68,14 +123,15 @@ pub struct Slot {
     pub torque: [Vector3<f64>; 2],
 }
 
-impl Slot {
+impl Contact {
     /// Particle ids as the functor sees them: (body 1, body 2).
     pub fn bodies(&self) -> (usize, usize) {
-        if self.swap {
-            (self.b as usize, self.a as usize)
-        } else {
-            (self.a as usize, self.b as usize)
-        }
+        bodies(self.a, self.b, self.swap)
+    }
+
+    /// Is this a contact that goes on (not one that ended in the last step)?
+    pub fn active(&self) -> bool {
+        !self.ending && !self.gone
     }
 
     fn key(&self) -> (u16, u16, u32, u32, u8) {
@@ -83,7 +139,7 @@ impl Slot {
     }
 }
 
-/// Everything needed to process the slots of one step.
+/// Everything needed to process the contacts of one step.
 pub struct StepContext<'a> {
     /// The particles (read only).
     pub particles: &'a Particles,
@@ -103,18 +159,26 @@ pub struct StepContext<'a> {
     pub l6: L6Options,
 }
 
-/// All slots, with law state stored `stride` values per slot.
+/// The candidate slots and the contacts, with law state stored `stride` values per
+/// contact.
 #[derive(Clone, Default)]
 pub struct Contacts {
     /// The slots, sorted by key.
     pub slots: Vec<Slot>,
+    /// Runs of slots of one (functor, law).
+    groups: Vec<Range<usize>>,
+    /// The contacts, in processing order.
+    list: Vec<Contact>,
+    /// Law state, `stride` values per contact.
     state: Vec<f64>,
     stride: usize,
-    groups: Vec<Range<usize>>,
-    /// Geometry of the current step, one per slot.
-    pub(crate) raw: Vec<RawGeom>,
+    /// Geometry of the current step, one per contact.
+    raw: Vec<RawGeom>,
     /// Does any slot involve a mesh facet (so that contacts may be handed over)?
     pub(crate) has_facets: bool,
+    /// Buffers of the detection, kept from step to step.
+    found: Vec<Vec<(u32, RawGeom)>>,
+    fresh: Vec<(u32, RawGeom)>,
 }
 
 /// A live contact as a checkpoint holds it: its key, the state carried from step to step
@@ -154,54 +218,73 @@ pub struct ContactTotals {
     pub damping: f64,
 }
 
+fn kin(p: &Particles, i: usize) -> BodyKin {
+    BodyKin {
+        pos: p.pos[i],
+        vel: p.vel[i],
+        angvel: p.angvel[i],
+    }
+}
+
 impl Contacts {
-    /// Bytes stored per slot: the slot, its law state and its geometry record.
+    /// Bytes stored per candidate slot.
     pub fn bytes_per_slot(&self) -> usize {
         std::mem::size_of::<Slot>()
+    }
+
+    /// Bytes stored per contact: the contact, its law state and its geometry record.
+    pub fn bytes_per_contact(&self) -> usize {
+        std::mem::size_of::<Contact>()
             + self.stride * std::mem::size_of::<f64>()
             + std::mem::size_of::<RawGeom>()
     }
 
     /// Number of live contacts.
     pub fn active(&self) -> usize {
-        self.slots.iter().filter(|s| s.active).count()
+        self.list.iter().filter(|c| c.active()).count()
     }
 
-    /// The contact between particles `i` and `j`, if any.
-    pub fn find(&self, i: u32, j: u32) -> Option<&Slot> {
-        self.slot(i, j).filter(|s| s.active)
+    /// The live contacts, in processing order.
+    pub fn live(&self) -> impl Iterator<Item = &Contact> {
+        self.list.iter().filter(|c| c.active())
     }
 
-    /// The candidate slot of particles `i` and `j`, live or not (a contact that ended in
-    /// the last step has `ending` set and the output of its last law call).
-    pub fn slot(&self, i: u32, j: u32) -> Option<&Slot> {
+    /// The live contact between particles `i` and `j`, if any.
+    pub fn find(&self, i: u32, j: u32) -> Option<&Contact> {
+        self.get(i, j).filter(|c| c.active())
+    }
+
+    /// The contact between particles `i` and `j`, live or ended in the last step (then
+    /// `ending` is set and `out` holds its last law call).
+    pub fn get(&self, i: u32, j: u32) -> Option<&Contact> {
         let (a, b) = (i.min(j), i.max(j));
-        self.slots.iter().find(|s| s.a == a && s.b == b)
+        self.list.iter().find(|c| c.a == a && c.b == b && !c.gone)
     }
 
-    /// The live contacts, in slot order, for a checkpoint.
+    /// The live contacts, in processing order, for a checkpoint.
     pub fn save(&self) -> Vec<SavedContact> {
-        self.slots
+        self.list
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.active)
-            .map(|(i, s)| SavedContact {
-                geom: s.geom,
-                law: s.law,
-                a: s.a,
-                b: s.b,
-                feature: s.feature,
-                new: s.new,
-                l6: s.l6,
-                onset: [s.onset.time, s.onset.normal_velocity],
+            .filter(|(_, c)| c.active())
+            .map(|(i, c)| SavedContact {
+                geom: c.geom,
+                law: c.law,
+                a: c.a,
+                b: c.b,
+                feature: c.feature,
+                new: c.new,
+                l6: c.l6,
+                onset: [c.onset.time, c.onset.normal_velocity],
                 state: self.state[i * self.stride..(i + 1) * self.stride].to_vec(),
             })
             .collect()
     }
 
-    /// The slots of the candidate `pairs` with the `saved` contacts live again: the state
-    /// [`Contacts::save`] was given, for candidate pairs that have not been rebuilt since.
-    /// Fails (with a message for a checkpoint error) when a saved contact does not fit.
+    /// The slots of the candidate `pairs` with the `saved` contacts live again, in their
+    /// saved order: the state [`Contacts::save`] was given, for candidate pairs that have
+    /// not been rebuilt since. Fails (with a message for a checkpoint error) when a saved
+    /// contact does not fit.
     pub fn restore(
         pairs: &[(u32, u32)],
         p: &Particles,
@@ -231,204 +314,153 @@ impl Contacts {
                     c.stride
                 ));
             }
-            let slot = &mut c.slots[i];
-            slot.active = true;
-            slot.new = s.new;
-            slot.l6 = s.l6;
-            slot.onset = Onset {
+            if c.slots[i].contact != NONE {
+                return Err(format!("contact {}-{} is saved twice", s.a, s.b));
+            }
+            let onset = Onset {
                 time: s.onset[0],
                 normal_velocity: s.onset[1],
             };
-            c.state[i * c.stride..(i + 1) * c.stride].copy_from_slice(&s.state);
+            c.push(i, s.l6, onset, s.new);
+            let k = c.list.len() - 1;
+            c.state[k * c.stride..(k + 1) * c.stride].copy_from_slice(&s.state);
         }
         Ok(c)
     }
 
-    /// Replaces the slots with the broad phase's new candidate pairs, carrying over every
-    /// live contact. Fails if a pair has no law or functor, or a live contact is lost.
-    pub fn rebuild(
-        &mut self,
-        pairs: &[(u32, u32)],
-        p: &Particles,
-        d: &Dispatch,
-    ) -> Result<(), DemError> {
-        let stride = d.laws.iter().map(|l| l.state_len).max().unwrap_or(0);
-        // Keep only the live contacts of the old list (in key order) and free the rest
-        // before the new list is built, so that the two full lists never coexist.
-        let (old_stride, old_slots, old_state) = (
-            self.stride,
-            std::mem::take(&mut self.slots),
-            std::mem::take(&mut self.state),
-        );
-        self.raw = Vec::new();
-        let mut live: Vec<(Slot, Vec<f64>)> = Vec::new();
-        for (i, s) in old_slots.into_iter().enumerate() {
-            if s.active {
-                let st = old_state[i * old_stride..(i + 1) * old_stride].to_vec();
-                live.push((s, st));
-            }
-        }
-        drop(old_state);
-        let mut slots = Vec::with_capacity(pairs.len());
-        for &(a, b) in pairs {
-            let (ka, kb) = (p.shape[a as usize].kind(), p.shape[b as usize].kind());
-            let &(geom, swap) = d.shape_table.get(&(ka, kb)).ok_or_else(|| {
-                DemError::Scene(format!(
-                    "no geometry functor for shapes {} + {}",
-                    ka.name(),
-                    kb.name()
-                ))
-            })?;
-            let (ma, mb) = (p.material[a as usize], p.material[b as usize]);
-            let &law = d.law_table.get(&(ma, mb)).ok_or_else(|| {
-                DemError::Scene(format!("no contact law for materials #{ma} and #{mb}"))
-            })?;
-            let radii = match (&p.shape[a as usize], &p.shape[b as usize]) {
-                (crate::particles::Shape::Sphere(x), crate::particles::Shape::Sphere(y)) => {
-                    x.radius + y.radius
-                }
-                _ => f64::NAN,
-            };
-            for feature in 0..d.geoms[geom as usize].features {
-                slots.push(Slot {
-                    a,
-                    b,
-                    geom,
-                    law,
-                    feature,
-                    radii,
-                    swap,
-                    active: false,
-                    new: false,
-                    ending: false,
-                    l6: L6State::default(),
-                    onset: Onset::default(),
-                    out: LawOutput::default(),
-                    force: Vector3::zeros(),
-                    torque: [Vector3::zeros(); 2],
-                });
-            }
-        }
-        slots.sort_unstable_by_key(Slot::key);
-        let mut state = vec![0.0; slots.len() * stride];
-
-        // Carry live contacts over (both lists are sorted by key).
-        let mut j = 0;
-        for (old, old_st) in live {
-            while j < slots.len() && slots[j].key() < old.key() {
-                j += 1;
-            }
-            if j == slots.len() || slots[j].key() != old.key() {
-                // The pair separated beyond the broad phase's margin within one step: the
-                // contact is over.
-                tracing::debug!(target: "dem::contact", event = "end", a = old.a, b = old.b, reason = "left the candidate list");
-                continue;
-            }
-            slots[j] = old;
-            state[j * stride..(j + 1) * stride].copy_from_slice(&old_st);
-        }
-
-        let mut groups: Vec<Range<usize>> = Vec::new();
-        for (i, s) in slots.iter().enumerate() {
-            match groups.last_mut() {
-                Some(g) if (slots[g.start].geom, slots[g.start].law) == (s.geom, s.law) => {
-                    g.end = i + 1
-                }
-                _ => groups.push(i..i + 1),
-            }
-        }
-        let has_facets = slots.iter().any(|s| {
-            [s.a, s.b]
-                .iter()
-                .any(|&i| matches!(p.shape[i as usize], crate::particles::Shape::Facet(_)))
+    /// Appends a live contact for slot `i` (law state zero).
+    fn push(&mut self, i: usize, l6: L6State, onset: Onset, new: bool) {
+        let s = &mut self.slots[i];
+        s.contact = self.list.len() as u32;
+        self.list.push(Contact {
+            a: s.a,
+            b: s.b,
+            geom: s.geom,
+            law: s.law,
+            feature: s.feature,
+            swap: s.swap,
+            new,
+            ending: false,
+            gone: false,
+            slot: i as u32,
+            l6,
+            onset,
+            out: LawOutput::default(),
+            force: Vector3::zeros(),
+            torque: [Vector3::zeros(); 2],
         });
-        *self = Contacts {
-            slots,
-            state,
-            stride,
-            groups,
-            raw: Vec::new(),
-            has_facets,
-        };
-        Ok(())
+        self.state.resize(self.list.len() * self.stride, 0.0);
+        self.raw.push(RawGeom::default());
     }
 
-    /// Runs geometry, lifecycle, L6Geom and law on every slot: geometry for all slots
-    /// first, then the hand-over of contacts moving across a mesh (see [`crate::handover`]),
-    /// then lifecycle, L6Geom and law. Returns the wall time of the two parts, s.
+    /// Removes the contacts that ended in the last step: each is replaced by the last
+    /// contact of the list (a deterministic order, without moving the others).
+    fn retire(&mut self) {
+        let n = self.stride;
+        for k in (0..self.list.len()).rev() {
+            if self.list[k].active() {
+                continue;
+            }
+            let last = self.list.len() - 1;
+            if let Some(s) = self.slots.get_mut(self.list[k].slot as usize) {
+                s.contact = NONE;
+            }
+            self.list.swap_remove(k);
+            self.raw.swap_remove(k);
+            if k != last {
+                self.state.copy_within(last * n..(last + 1) * n, k * n);
+                self.slots[self.list[k].slot as usize].contact = k as u32;
+            }
+            self.state.truncate(last * n);
+        }
+    }
+
+    /// Runs geometry, lifecycle, L6Geom and law for the step: geometry of the live
+    /// contacts and detection of new ones, then the hand-over of contacts moving across a
+    /// mesh (see [`crate::handover`]), creation of the new contacts, then lifecycle,
+    /// L6Geom and law of each. Returns the wall time of the geometry and law parts, s.
     pub fn process(&mut self, cx: &StepContext<'_>) -> Result<[f64; 2], DemError> {
         let mut clock = std::time::Instant::now();
-        let stride = self.stride;
-        self.raw.clear();
-        self.raw.resize(self.slots.len(), RawGeom::default());
-        for g in &self.groups {
-            let results: Vec<Result<(), DemError>> = self.slots[g.clone()]
-                .par_chunks(CHUNK)
-                .zip(self.raw[g.clone()].par_chunks_mut(CHUNK))
-                .map(|(c, r)| step::geometry_chunk(cx, c, r))
-                .collect();
-            results.into_iter().collect::<Result<Vec<()>, _>>()?;
-        }
+        self.retire();
+        step::geometry(cx, &self.list, &mut self.raw)?;
+        let mut fresh = std::mem::take(&mut self.fresh);
+        detect::detect(cx, &self.slots, &self.groups, &mut self.found, &mut fresh)?;
         if self.has_facets {
-            crate::handover::hand_over(self, cx);
+            crate::handover::hand_over(self, &mut fresh, cx);
         }
-        let geometry = crate::timing::lap(&mut clock);
-        for gi in 0..self.groups.len() {
-            let g = self.groups[gi].clone();
-            let slots = &mut self.slots[g.clone()];
-            let raw = &self.raw[g.clone()];
-            let state = &mut self.state[g.start * stride..g.end * stride];
-            let chunk_state = (CHUNK * stride).max(1);
-            let results: Vec<Result<(), DemError>> = if stride == 0 {
-                slots
-                    .par_chunks_mut(CHUNK)
-                    .zip(raw.par_chunks(CHUNK))
-                    .map(|(c, r)| step::process_chunk(cx, c, r, &mut [], 0))
-                    .collect()
-            } else {
-                slots
-                    .par_chunks_mut(CHUNK)
-                    .zip(raw.par_chunks(CHUNK))
-                    .zip(state.par_chunks_mut(chunk_state))
-                    .map(|((c, r), st)| step::process_chunk(cx, c, r, st, stride))
-                    .collect()
+        let old = self.list.len();
+        for &(i, g) in &fresh {
+            let s = self.slots[i as usize];
+            let (b1, b2) = s.bodies();
+            let l6 = L6State::create(&g, &kin(cx.particles, b1), &kin(cx.particles, b2), &cx.l6);
+            let onset = Onset {
+                time: cx.time,
+                normal_velocity: l6.u_dot.x,
             };
-            results.into_iter().collect::<Result<Vec<()>, _>>()?;
+            tracing::debug!(
+                target: "dem::contact",
+                event = "begin", a = s.a, b = s.b, t = cx.time, gap = g.gap,
+                normal = ?[g.normal.x, g.normal.y, g.normal.z], point = ?[g.point.x, g.point.y, g.point.z],
+                normal_velocity = onset.normal_velocity
+            );
+            self.push(i as usize, l6, onset, true);
+            *self.raw.last_mut().expect("just pushed") = g;
         }
+        self.fresh = fresh;
+        let geometry = crate::timing::lap(&mut clock);
+        step::law(
+            cx,
+            &mut self.list,
+            &self.raw,
+            &mut self.state,
+            self.stride,
+            old,
+        )?;
         Ok([geometry, crate::timing::lap(&mut clock)])
     }
 
-    /// Moves the contact state of slot `from` to slot `to` (same law), leaving `from` empty.
-    pub(crate) fn move_contact(&mut self, from: usize, to: usize) {
-        let n = self.stride;
-        let old = self.slots[from].clone();
-        self.slots[from].active = false;
+    /// Moves contact `k` to slot `to` (same law and term), the slot of a pair that the
+    /// functor reports this step with geometry `g`.
+    pub(crate) fn move_contact(&mut self, k: usize, to: usize, g: RawGeom) {
+        let from = self.list[k].slot as usize;
+        self.slots[from].contact = NONE;
         let s = &mut self.slots[to];
-        s.active = true;
-        s.l6 = old.l6;
-        s.onset = old.onset;
-        s.out = old.out;
-        s.force = old.force;
-        s.torque = old.torque;
-        self.state.copy_within(from * n..(from + 1) * n, to * n);
-        self.state[from * n..(from + 1) * n].fill(0.0);
+        s.contact = k as u32;
+        let c = &mut self.list[k];
+        (c.a, c.b, c.geom, c.swap, c.slot) = (s.a, s.b, s.geom, s.swap, to as u32);
+        self.raw[k] = g;
     }
 
-    /// Adds contact forces to the particles in slot order and returns the step's totals.
+    /// Every contact, live or ended in the last step, in processing order.
+    pub fn list(&self) -> &[Contact] {
+        &self.list
+    }
+
+    /// The contacts and their geometry this step (for the hand-over).
+    pub(crate) fn with_geometry(&self) -> impl Iterator<Item = (usize, &Contact, &RawGeom)> {
+        self.list
+            .iter()
+            .zip(&self.raw)
+            .enumerate()
+            .map(|(k, (c, g))| (k, c, g))
+    }
+
+    /// Adds contact forces to the particles in contact order and returns the step's
+    /// totals.
     pub fn gather(&self, p: &mut Particles) -> ContactTotals {
         let mut t = ContactTotals::default();
-        for s in self.slots.iter().filter(|s| s.active || s.ending) {
-            t.elastic += s.out.elastic;
-            t.friction += s.out.friction;
-            t.damping += s.out.damping;
-            if s.ending {
+        for c in self.list.iter().filter(|c| !c.gone) {
+            t.elastic += c.out.elastic;
+            t.friction += c.out.friction;
+            t.damping += c.out.damping;
+            if c.ending {
                 continue;
             }
-            let (b1, b2) = s.bodies();
-            p.force[b2] += s.force;
-            p.force[b1] -= s.force;
-            p.torque[b1] += s.torque[0];
-            p.torque[b2] += s.torque[1];
+            let (b1, b2) = c.bodies();
+            p.force[b2] += c.force;
+            p.force[b1] -= c.force;
+            p.torque[b1] += c.torque[0];
+            p.torque[b2] += c.torque[1];
             t.active += 1;
         }
         t

@@ -1,0 +1,115 @@
+//! Detection of new contacts: the slots without a contact whose bounding volumes are
+//! within the law's interaction distance get a geometry call (batched per functor); those
+//! the functor reports closer than that distance become contacts this step.
+
+use super::{Slot, StepContext, CHUNK, NONE};
+use crate::error::DemError;
+use crate::particles::Particles;
+use dem_api::{GeomInput, RawGeom};
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// False only when the bounding volumes of the slot's particles are farther apart than
+/// `distance` (m) by more than a rounding margin; two spheres are compared by squared
+/// distance, without a square root.
+fn may_touch(p: &Particles, s: &Slot, distance: f64) -> bool {
+    let (a, b) = (s.a as usize, s.b as usize);
+    if !s.radii.is_nan() {
+        let reach = s.radii + distance;
+        let reach = reach + 1e-9 * reach.abs();
+        return (p.pos[a] - p.pos[b]).norm_squared() <= reach * reach;
+    }
+    crate::broadphase::bound_gap(p, a, b)
+        .is_none_or(|g| g <= distance + 1e-9 * (g.abs() + distance.abs() + 1e-12))
+}
+
+/// Buffers of one worker, reused from chunk to chunk.
+#[derive(Default)]
+struct Scratch<'a> {
+    asked: Vec<usize>,
+    inputs: Vec<GeomInput<'a>>,
+    out: Vec<RawGeom>,
+}
+
+/// The new contacts of this step: (slot index, geometry), in slot order, into `fresh`;
+/// `found` holds one list per chunk of slots (buffers kept from step to step).
+pub(super) fn detect(
+    cx: &StepContext<'_>,
+    slots: &[Slot],
+    groups: &[Range<usize>],
+    found: &mut Vec<Vec<(u32, RawGeom)>>,
+    fresh: &mut Vec<(u32, RawGeom)>,
+) -> Result<(), DemError> {
+    fresh.clear();
+    for g in groups {
+        let chunks = g.len().div_ceil(CHUNK);
+        if found.len() < chunks {
+            found.resize_with(chunks, Vec::new);
+        }
+        slots[g.clone()]
+            .par_chunks(CHUNK)
+            .zip(found[..chunks].par_iter_mut())
+            .enumerate()
+            .try_for_each_init(Scratch::default, |scratch, (k, (chunk, out))| {
+                out.clear();
+                detect_chunk(cx, chunk, g.start + k * CHUNK, scratch, out)
+            })?;
+        for out in &found[..chunks] {
+            fresh.extend_from_slice(out);
+        }
+    }
+    Ok(())
+}
+
+/// New contacts of one chunk of slots (all of one functor and law) starting at slot
+/// index `first`.
+fn detect_chunk<'a>(
+    cx: &StepContext<'a>,
+    slots: &[Slot],
+    first: usize,
+    scratch: &mut Scratch<'a>,
+    found: &mut Vec<(u32, RawGeom)>,
+) -> Result<(), DemError> {
+    let p = cx.particles;
+    let geom = &cx.dispatch.geoms[slots[0].geom as usize];
+    let law = &cx.dispatch.laws[slots[0].law as usize];
+    // Pairs whose bounding volumes are farther apart than the law's interaction distance
+    // cannot touch: the functor is not asked (it would report no contact), which spares
+    // most calls between the broad phase's rebuilds. The margin keeps rounding in the
+    // bound from ever hiding a contact the functor would report.
+    scratch.asked.clear();
+    scratch.asked.extend(
+        (0..slots.len())
+            .filter(|&i| slots[i].contact == NONE && may_touch(p, &slots[i], law.distance)),
+    );
+    if scratch.asked.is_empty() {
+        return Ok(());
+    }
+    scratch.inputs.clear();
+    scratch.inputs.extend(scratch.asked.iter().map(|&i| {
+        let s = &slots[i];
+        let (b1, b2) = s.bodies();
+        GeomInput {
+            b1: super::step::view(p, b1),
+            b2: super::step::view(p, b2),
+            distance: law.distance,
+            feature: u32::from(s.feature),
+        }
+    }));
+    scratch.out.clear();
+    scratch.out.resize(scratch.inputs.len(), RawGeom::default());
+    super::step::call_geometry(cx, geom, &scratch.inputs, &mut scratch.out, |k| {
+        let s = &slots[scratch.asked[k]];
+        (s.a, s.b)
+    })?;
+    for (k, &i) in scratch.asked.iter().enumerate() {
+        let g = &scratch.out[k];
+        if g.touching != 0 {
+            super::step::check(cx, geom, (slots[i].a, slots[i].b), g)?;
+            if g.gap < law.distance {
+                found.push(((first + i) as u32, *g));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,99 @@
+//! Rebuilding the slots from the broad phase's candidate pairs.
+
+use super::{Contacts, Slot, NONE};
+use crate::dispatch::Dispatch;
+use crate::error::DemError;
+use crate::particles::{Particles, Shape};
+use std::ops::Range;
+
+impl Contacts {
+    /// Replaces the slots with the broad phase's new candidate pairs and re-maps every
+    /// contact to its pair's new slot (a contact whose pair is no longer a candidate is
+    /// over). Fails if a pair has no law or functor.
+    pub fn rebuild(
+        &mut self,
+        pairs: &[(u32, u32)],
+        p: &Particles,
+        d: &Dispatch,
+    ) -> Result<(), DemError> {
+        let stride = d.laws.iter().map(|l| l.state_len).max().unwrap_or(0);
+        if stride != self.stride {
+            // Only before the first contact exists (the laws do not change in a run).
+            debug_assert!(self.list.is_empty());
+            self.stride = stride;
+            self.state = vec![0.0; self.list.len() * stride];
+        }
+        // Free the old list before the new one is built, so that both never coexist.
+        self.slots = Vec::new();
+        let mut slots = Vec::with_capacity(pairs.len());
+        for &(a, b) in pairs {
+            let (ka, kb) = (p.shape[a as usize].kind(), p.shape[b as usize].kind());
+            let &(geom, swap) = d.shape_table.get(&(ka, kb)).ok_or_else(|| {
+                DemError::Scene(format!(
+                    "no geometry functor for shapes {} + {}",
+                    ka.name(),
+                    kb.name()
+                ))
+            })?;
+            let (ma, mb) = (p.material[a as usize], p.material[b as usize]);
+            let &law = d.law_table.get(&(ma, mb)).ok_or_else(|| {
+                DemError::Scene(format!("no contact law for materials #{ma} and #{mb}"))
+            })?;
+            let radii = match (&p.shape[a as usize], &p.shape[b as usize]) {
+                (Shape::Sphere(x), Shape::Sphere(y)) => x.radius + y.radius,
+                _ => f64::NAN,
+            };
+            for feature in 0..d.geoms[geom as usize].features {
+                slots.push(Slot {
+                    a,
+                    b,
+                    radii,
+                    contact: NONE,
+                    geom,
+                    law,
+                    feature,
+                    swap,
+                });
+            }
+        }
+        slots.sort_unstable_by_key(Slot::key);
+
+        for (k, c) in self.list.iter_mut().enumerate() {
+            match slots.binary_search_by_key(&c.key(), Slot::key) {
+                Ok(i) => {
+                    slots[i].contact = k as u32;
+                    c.slot = i as u32;
+                }
+                Err(_) if c.active() => {
+                    // The pair separated beyond the broad phase's margin within one step:
+                    // the contact is over.
+                    tracing::debug!(target: "dem::contact", event = "end", a = c.a, b = c.b, reason = "left the candidate list");
+                    c.gone = true;
+                    c.slot = NONE;
+                }
+                Err(_) => {
+                    c.gone = true;
+                    c.slot = NONE;
+                }
+            }
+        }
+
+        let mut groups: Vec<Range<usize>> = Vec::new();
+        for (i, s) in slots.iter().enumerate() {
+            match groups.last_mut() {
+                Some(g) if (slots[g.start].geom, slots[g.start].law) == (s.geom, s.law) => {
+                    g.end = i + 1
+                }
+                _ => groups.push(i..i + 1),
+            }
+        }
+        self.has_facets = slots.iter().any(|s| {
+            [s.a, s.b]
+                .iter()
+                .any(|&i| matches!(p.shape[i as usize], Shape::Facet(_)))
+        });
+        self.slots = slots;
+        self.groups = groups;
+        Ok(())
+    }
+}
