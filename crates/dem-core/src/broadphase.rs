@@ -37,6 +37,20 @@ pub struct VerletList {
     /// Scratch of the box intersection, kept between rebuilds.
     #[serde(skip)]
     boxes: Scratch,
+    /// The mesh facets (a cache of the particles' shapes, set at each rebuild and when
+    /// a checkpoint is read).
+    #[serde(skip)]
+    facet_ids: FacetIds,
+}
+
+/// Indices of the facet particles: no part of the list's value (always equal).
+#[derive(Clone, Debug, Default)]
+struct FacetIds(Vec<u32>);
+
+impl PartialEq for FacetIds {
+    fn eq(&self, _: &FacetIds) -> bool {
+        true
+    }
 }
 
 /// The box intersection's buffers: no part of the list's value (always equal).
@@ -123,17 +137,37 @@ impl VerletList {
         if self.anchor.len() != p.len() {
             return true;
         }
+        // The two largest squared displacements: of the positions, and of the vertices for
+        // the facets, which may have turned.
         let (mut d1, mut d2) = (0.0f64, 0.0f64);
-        for (i, (x0, q0)) in self.anchor.iter().zip(&self.anchor_ori).enumerate() {
-            let d = displacement(p, i, x0, q0);
+        let mut top = |d: f64| {
             if d > d1 {
                 d2 = d1;
                 d1 = d;
             } else if d > d2 {
                 d2 = d;
             }
+        };
+        let mut facets = self.facet_ids.0.iter().peekable();
+        for (i, (x, x0)) in p.pos.iter().zip(&self.anchor).enumerate() {
+            if facets.next_if_eq(&&(i as u32)).is_none() {
+                top((x - x0).norm_squared());
+            }
         }
-        d1 + d2 > self.skin
+        for &f in &self.facet_ids.0 {
+            let f = f as usize;
+            let d = displacement(p, f, &self.anchor[f], &self.anchor_ori[f]);
+            top(d * d);
+        }
+        d1.sqrt() + d2.sqrt() > self.skin
+    }
+
+    /// Notes which particles are mesh facets (whose displacement [`Self::stale`] measures
+    /// at their vertices).
+    pub fn find_facets(&mut self, p: &Particles) {
+        self.facet_ids.0 = (0..p.len() as u32)
+            .filter(|&i| matches!(p.shape[i as usize], Shape::Facet(_)))
+            .collect();
     }
 
     /// Rebuilds the list: every pair whose bounding volumes are closer than
@@ -222,6 +256,7 @@ impl VerletList {
                 moving.push(f)
             }
         }
+        self.find_facets(p);
         self.facets.update(p, still, cell, grow);
         for &i in &bounded {
             for &f in self.facets.near(&p.pos[i]) {

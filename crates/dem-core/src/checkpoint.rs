@@ -478,6 +478,7 @@ impl Checkpoint {
         let method = sim.verlet.method;
         sim.verlet = self.verlet;
         sim.verlet.method = method;
+        sim.verlet.find_facets(&sim.particles);
         sim.step = self.step;
         sim.time = self.time;
         sim.end_step = self.end_step;

