@@ -9,6 +9,8 @@
 //!   (degenerate input, hull failure) is logged and stops the run with the pair: a
 //!   contact is never dropped silently.
 //! - `Cg2_Wall_Polyhedron_L6Geom` ([`wall`]): a wall clipping a polyhedron.
+//! - `Cg2_Sphere_Polyhedron_L6Geom` ([`sphere`]): GJK closest point, deepest-face rule
+//!   for a centre inside.
 //!
 //! **Equivalent radii**: `radius1`/`radius2` of a polyhedron are its volume-equivalent
 //! radius `(3 V / 4 pi)^(1/3)`, a characteristic length for laws that want one (a default
@@ -17,9 +19,11 @@
 //! the true branch vectors from each centroid to the contact point for the relative
 //! velocity.
 //!
-//! Sphere-polyhedron and polyhedron-facet functors are not written yet.
+//! The polyhedron-facet functor is not written yet.
 
+pub mod epsilon;
 pub mod section;
+pub mod sphere;
 pub mod wall;
 
 use dem_api::convex::{contact, ContactOptions, IntersectionError, GEOMETRIC_EPSILON};
@@ -27,6 +31,7 @@ use dem_api::sdk::{Geometry, Param};
 use dem_api::{BodyView, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 
+pub use sphere::SpherePolyhedron;
 pub use wall::WallPolyhedron;
 
 /// Parameters of the polyhedron-polyhedron functor.
@@ -141,7 +146,7 @@ impl Geometry for PolyPoly {
     }
 }
 
-dem_api::export_plugin! { geometry: [PolyPoly, WallPolyhedron], laws: [] }
+dem_api::export_plugin! { geometry: [PolyPoly, WallPolyhedron, SpherePolyhedron], laws: [] }
 
 #[cfg(test)]
 mod tests {
