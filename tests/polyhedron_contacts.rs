@@ -91,3 +91,125 @@ fn a_sphere_resting_on_a_cube_on_a_wall() {
     let p = sim.particles.pos[ball];
     assert!(p.x.hypot(p.y) < 1e-12, "the sphere moved sideways: {p:?}");
 }
+
+/// A flat floor mesh `z = 0` of `squares` unit-wide squares side by side along x (from
+/// `x = -squares / 2`), `-1 <= y <= 1`, each split into two triangles along a diagonal;
+/// written to `target/test-meshes/NAME.obj`, as a `Mesh` body (RON).
+fn floor_mesh(name: &str, squares: usize) -> String {
+    let x0 = -(squares as f64) / 2.0;
+    let mut vertices = Vec::new();
+    for i in 0..=squares {
+        let x = x0 + i as f64;
+        vertices.push([x, -1.0, 0.0]);
+        vertices.push([x, 1.0, 0.0]);
+    }
+    let mut faces = Vec::new();
+    for i in 0..squares {
+        let (a, b, c, d) = (2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1);
+        faces.push([a, b, c]);
+        faces.push([a, c, d]);
+    }
+    let path = dem_verification::mesh::write_obj(name, &vertices, &faces);
+    format!("Mesh(file: \"{}\", material: \"steel\")", path.display())
+}
+
+const FLOOR_WALL: &str = "Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: \"steel\")";
+
+/// The cube `[-a/2, a/2]^2 x [0, a]` (a = 0.1 m, 1 kg) at rest on `floor` with the
+/// linear law `law`; its overlap (m) after 1 s, with its tilt (rad).
+fn rest_overlap(floor: &str, law: &str, origin: &str) -> (f64, f64) {
+    let a = 0.1;
+    let bodies = format!("{}, {floor}", cuboid([-0.05, -0.05, 0.0], [0.05, 0.05, a]));
+    // A sphere far away: the scene needs one to size the broad phase's skin.
+    let bodies = format!(
+        "{bodies}, Sphere(center: (5, 5, 5), radius: 0.05, material: \"steel\", blocked: \"xyz\")"
+    );
+    let mut sim = sim_from_text(&scene(&bodies, law, 0.2, 1.0, ""), origin).unwrap();
+    let cube = first(&sim, |s| matches!(s, Shape::Polyhedron(_)));
+    let q0 = sim.particles.ori[cube];
+    run(&mut sim);
+    (
+        0.5 * a - sim.particles.pos[cube].z,
+        sim.particles.ori[cube].angle_to(&q0),
+    )
+}
+
+#[test]
+fn a_cube_on_a_triangulated_floor_rests_as_on_a_wall() {
+    // Two triangles of the square [-1, 1]^2 (one square here: the strip of one square
+    // is 1 m wide, so take two), the cube centred on the shared diagonal: two contacts of
+    // area 0.005 m^2 each. With k_n = kn_per_area * area the two add up to the wall's
+    // single contact: overlap m g / (kn_per_area a^2) = 9.81e-5 m on both.
+    let per_area = "kn_per_area: 1e7, restitution: 0.5, kt_kn: 0.5";
+    let expected = 9.81 / (1e7 * 0.01);
+    let mesh = floor_mesh("poly-floor-2", 2);
+    let (on_wall, tilt_w) = rest_overlap(FLOOR_WALL, per_area, "cube-wall.ron");
+    let (on_mesh, tilt_m) = rest_overlap(&mesh, per_area, "cube-mesh.ron");
+    println!(
+        "kn_per_area: overlap on the wall {on_wall:.9e} m, on the mesh {on_mesh:.9e} m, \
+         m g / (kn_per_area a^2) {expected:.9e} m; tilt {tilt_w:.1e}, {tilt_m:.1e} rad"
+    );
+    assert!((on_wall / expected - 1.0).abs() < 1e-9);
+    assert!((on_mesh / expected - 1.0).abs() < 1e-9);
+    assert!(tilt_w < 1e-9 && tilt_m < 1e-9);
+    // A constant stiffness: one contact per facet under the cube, two terms of k_n each:
+    // m g / (2 k_n) on the mesh, m g / k_n on the wall.
+    let constant = "kn: 1e5, restitution: 0.5, kt_kn: 0.5";
+    let (on_wall, _) = rest_overlap(FLOOR_WALL, constant, "cube-wall-kn.ron");
+    let (on_mesh, _) = rest_overlap(&mesh, constant, "cube-mesh-kn.ron");
+    println!("kn: overlap on the wall {on_wall:.9e} m, on the mesh {on_mesh:.9e} m");
+    assert!((on_wall / (9.81 / 1e5) - 1.0).abs() < 1e-9);
+    assert!((on_mesh / (9.81 / 2e5) - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_cube_slides_across_facet_edges_without_snagging() {
+    // Frictionless, resting at its static overlap, sliding along +x at 0.5 m/s over a
+    // floor of four squares (eight triangles): it crosses two diagonals and the shared
+    // edge x = 0. The facets push only along +z, so with k_n = kn_per_area * area the
+    // total force stays m g (the immersed areas add up to the cube's face) and the
+    // horizontal velocity stays 0.5 m/s.
+    let (a, v) = (0.1, 0.5);
+    let overlap = 9.81 / (1e7 * a * a);
+    let cube = cuboid([-0.45, -0.05, -overlap], [-0.35, 0.05, a - overlap]).replace(
+        "material: \"steel\")",
+        &format!("material: \"steel\", velocity: ({v}, 0, 0))"),
+    );
+    let bodies = format!(
+        "{cube}, {}, Sphere(center: (5, 5, 5), radius: 0.05, material: \"steel\", blocked: \"xyz\")",
+        floor_mesh("poly-floor-4", 4)
+    );
+    let law = "kn_per_area: 1e7, restitution: 0.5, kt_kn: 0.5";
+    let mut text = scene(&bodies, law, 0.0, 1.2, "");
+    text = text.replace("friction: 0.5", "friction: 0");
+    let mut sim = sim_from_text(&text, "cube-slide.ron").unwrap();
+    let id = first(&sim, |s| matches!(s, Shape::Polyhedron(_)));
+    let mg = sim.particles.mass[id] * 9.81;
+    let (mut worst_fz, mut worst_jump, mut worst_fxy) = (0.0f64, 0.0f64, 0.0f64);
+    let mut last = mg;
+    let mut most = 0;
+    while sim.step < sim.end_step {
+        sim.step().unwrap();
+        let f = sim.mesh_loads()[0].force;
+        let fz = -f.z;
+        worst_fz = worst_fz.max((fz / mg - 1.0).abs());
+        worst_jump = worst_jump.max((fz - last).abs() / mg);
+        worst_fxy = worst_fxy.max(f.x.hypot(f.y) / mg);
+        last = fz;
+        most = most.max(sim.live_contacts);
+    }
+    let p = sim.particles.pos[id];
+    let u = sim.particles.vel[id];
+    println!(
+        "slid to x = {:.4} m; up to {most} contacts; |F_z / m g - 1| <= {worst_fz:.2e}, \
+         largest step-to-step change of F_z {worst_jump:.2e} m g, horizontal force <= \
+         {worst_fxy:.2e} m g; v_x {:.15} m/s, z {:.3e} m from rest",
+        p.x + 0.4,
+        u.x,
+        p.z - (0.5 * a - overlap)
+    );
+    assert!(p.x > 0.1, "the cube crossed x = 0");
+    assert!(most >= 2, "the cube straddled two facets");
+    assert!(worst_fz < 1e-9 && worst_jump < 1e-9 && worst_fxy < 1e-12);
+    assert!((u.x - v).abs() < 1e-12 && u.y.abs() < 1e-12);
+}

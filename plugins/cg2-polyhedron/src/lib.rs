@@ -11,6 +11,8 @@
 //! - `Cg2_Wall_Polyhedron_L6Geom` ([`wall`]): a wall clipping a polyhedron.
 //! - `Cg2_Sphere_Polyhedron_L6Geom` ([`sphere`]): GJK closest point, deepest-face rule
 //!   for a centre inside.
+//! - `Cg2_Facet_Polyhedron_L6Geom` ([`facet`]): a mesh triangle as the wall of its
+//!   triangle's column.
 //!
 //! **Equivalent radii**: `radius1`/`radius2` of a polyhedron are its volume-equivalent
 //! radius `(3 V / 4 pi)^(1/3)`, a characteristic length for laws that want one (a default
@@ -19,9 +21,9 @@
 //! the true branch vectors from each centroid to the contact point for the relative
 //! velocity.
 //!
-//! The polyhedron-facet functor is not written yet.
 
 pub mod epsilon;
+pub mod facet;
 pub mod section;
 pub mod sphere;
 pub mod wall;
@@ -31,6 +33,7 @@ use dem_api::sdk::{Geometry, Param};
 use dem_api::{BodyView, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 
+pub use facet::FacetPolyhedron;
 pub use sphere::SpherePolyhedron;
 pub use wall::WallPolyhedron;
 
@@ -146,7 +149,7 @@ impl Geometry for PolyPoly {
     }
 }
 
-dem_api::export_plugin! { geometry: [PolyPoly, WallPolyhedron, SpherePolyhedron], laws: [] }
+dem_api::export_plugin! { geometry: [PolyPoly, WallPolyhedron, SpherePolyhedron, FacetPolyhedron], laws: [] }
 
 #[cfg(test)]
 mod tests {
