@@ -213,3 +213,71 @@ fn a_cube_slides_across_facet_edges_without_snagging() {
     assert!(worst_fz < 1e-9 && worst_jump < 1e-9 && worst_fxy < 1e-12);
     assert!((u.x - v).abs() < 1e-12 && u.y.abs() < 1e-12);
 }
+
+/// A fixed cube `[-0.05, 0.05]^3` and a sphere of radius 0.02 whose centre is 1e-4 m
+/// above its top face, with `contacts` settings (RON fields) and `extra` scene fields; the
+/// simulation after one step.
+fn near_touching(contacts: &str, extra: &str) -> Result<Simulation, dem_core::DemError> {
+    let cube = cuboid([-0.05; 3], [0.05; 3]).replace(
+        "material: \"steel\")",
+        "material: \"steel\", blocked: \"xyzXYZ\")",
+    );
+    let bodies = format!(
+        "{cube},\n        Sphere(center: (0, 0, 0.0501), radius: 0.02, material: \"steel\")"
+    );
+    let text = scene(&bodies, "kn: 1e5", 0.0, 1e-3, extra).replace(
+        "contacts: (l6geom: (no_ratch: false)),",
+        &format!("contacts: ({contacts}),"),
+    );
+    let mut sim = sim_from_text(&text, "epsilon.ron")?;
+    sim.step()?;
+    Ok(sim)
+}
+
+#[test]
+fn the_scene_geometric_epsilon_reaches_the_polyhedron_functors() {
+    // Default: 1e-6 times the model size. The cube's bounding sphere (radius
+    // 0.05 sqrt 3) holds the sphere, so the box is [-0.05 sqrt 3, 0.05 sqrt 3]^3, whose
+    // diagonal is 0.3 m: epsilon 3e-7 m.
+    let sim = near_touching("l6geom: (no_ratch: false)", "").unwrap();
+    let eps = sim.dispatch.geometric_epsilon;
+    println!("default geometric epsilon {eps:e} m");
+    assert!((eps - 3e-7).abs() < 1e-20);
+    // The centre is 1e-4 m outside the cube, more than epsilon: gap 1e-4 - r.
+    let gap = sim.contacts.find(0, 1).expect("in contact").l6.u.x;
+    assert!((gap - (1e-4 - 0.02)).abs() < 1e-15, "gap {gap}");
+    // With epsilon 1e-3 m the centre is on the surface: gap -r.
+    let sim = near_touching("l6geom: (no_ratch: false), geometric_epsilon: 1e-3", "").unwrap();
+    assert_eq!(sim.dispatch.geometric_epsilon, 1e-3);
+    let gap = sim.contacts.find(0, 1).expect("in contact").l6.u.x;
+    assert!((gap + 0.02).abs() < 1e-15, "gap {gap}");
+    // A functor's own setting wins over the scene's.
+    let own = "geometry: [(shapes: (\"Sphere\", \"Polyhedron\"),
+                functor: \"Cg2_Sphere_Polyhedron_L6Geom\", params: (geometric_epsilon: 1e-9))],";
+    let sim = near_touching("geometric_epsilon: 1e-3", own).unwrap();
+    let gap = sim.contacts.find(0, 1).expect("in contact").l6.u.x;
+    assert!((gap - (1e-4 - 0.02)).abs() < 1e-15, "gap {gap}");
+}
+
+#[test]
+fn a_bad_geometric_epsilon_names_file_line_and_field() {
+    for bad in ["-1e-6", "0", "inf"] {
+        let err = near_touching(&format!("geometric_epsilon: {bad}"), "")
+            .err()
+            .expect("refused")
+            .to_string();
+        println!("{bad}: {err}");
+        assert!(err.contains("epsilon.ron:10:"), "{err}");
+        assert!(err.contains("contacts.geometric_epsilon"), "{err}");
+    }
+    let err = near_touching(
+        "",
+        "geometry: [(shapes: (\"Sphere\", \"Polyhedron\"),
+                functor: \"Cg2_Sphere_Polyhedron_L6Geom\", params: (geometric_epsilon: -2))],",
+    )
+    .err()
+    .expect("refused")
+    .to_string();
+    println!("{err}");
+    assert!(err.contains("epsilon.ron:12:") && err.contains("geometric_epsilon must be"));
+}

@@ -3,6 +3,7 @@
 
 use crate::error::DemError;
 use crate::plugins::PluginSet;
+use crate::scene::geometric_epsilon::{with_param, PARAM};
 use crate::scene::Scene;
 use dem_api::{Cg2Box, FunctorRole, LawBox, ShapeKind};
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,6 +44,8 @@ pub struct Dispatch {
     pub laws: Vec<LawEntry>,
     /// `(material a, material b)` to law index (both orders present).
     pub law_table: BTreeMap<(u32, u32), u16>,
+    /// The scene's geometric epsilon, m (given to functors declaring the parameter).
+    pub geometric_epsilon: f64,
 }
 
 fn kind_by_name(name: &str) -> Option<ShapeKind> {
@@ -68,12 +71,15 @@ fn locate_params(scene: &Scene, p: &Option<Box<ron::value::RawValue>>, e: DemErr
 }
 
 impl Dispatch {
-    /// Builds the tables for the shape kinds and materials present in the scene.
+    /// Builds the tables for the shape kinds and materials present in the scene;
+    /// `geometric_epsilon` (m) goes to every geometry functor declaring that parameter
+    /// (see [`crate::scene::geometric_epsilon`]).
     pub fn build(
         scene: &Scene,
         plugins: &PluginSet,
         kinds_present: &BTreeSet<(ShapeKind, ShapeKind)>,
         materials: &BTreeMap<String, u32>,
+        geometric_epsilon: f64,
     ) -> Result<Dispatch, DemError> {
         for (k, c) in scene.geometry.iter().enumerate() {
             for name in [&c.shapes.0, &c.shapes.1] {
@@ -159,8 +165,17 @@ impl Dispatch {
                     let params = chosen
                         .and_then(|c| c.params.as_ref().map(|_| &c.params))
                         .unwrap_or(&None);
+                    let declares_epsilon = plugins
+                        .functors(FunctorRole::Geometry)
+                        .find(|(_, f)| f.name == name.as_str())
+                        .is_some_and(|(_, f)| f.params.iter().any(|p| p.name == PARAM));
+                    let text = if declares_epsilon {
+                        with_param(params_text(params), geometric_epsilon)
+                    } else {
+                        params_text(params).to_string()
+                    };
                     let functor = plugins
-                        .new_geometry(&name, params_text(params))
+                        .new_geometry(&name, &text)
                         .map_err(|e| locate_params(scene, params, e))?;
                     let features = match functor.features() {
                         n @ 1..=255 => n as u8,
@@ -232,6 +247,7 @@ impl Dispatch {
             shape_table,
             laws,
             law_table,
+            geometric_epsilon,
         })
     }
 }

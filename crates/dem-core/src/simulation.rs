@@ -128,7 +128,9 @@ impl Simulation {
                 mats.insert((ma, mb));
             }
         }
-        let dispatch = Dispatch::build(&scene, plugins, &kinds, &index)?;
+        let geometric_epsilon =
+            crate::scene::geometric_epsilon::resolve(scene.contacts.geometric_epsilon, &particles);
+        let dispatch = Dispatch::build(&scene, plugins, &kinds, &index, geometric_epsilon)?;
         for &(ma, mb) in &mats {
             if !dispatch.law_table.contains_key(&(ma, mb)) {
                 return Err(scene.error(format!(

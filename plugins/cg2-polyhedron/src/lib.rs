@@ -44,12 +44,15 @@ pub struct Params {
     /// Geometric epsilon relative to the pair's size (the sum of the bounding radii):
     /// bodies whose common part has an inscribed radius below it touch.
     pub epsilon: f64,
+    /// Geometric epsilon, m, from the scene (see [`epsilon`]); replaces `epsilon`.
+    pub geometric_epsilon: Option<f64>,
 }
 
 impl Default for Params {
     fn default() -> Self {
         Params {
             epsilon: GEOMETRIC_EPSILON,
+            geometric_epsilon: None,
         }
     }
 }
@@ -57,6 +60,7 @@ impl Default for Params {
 /// The polyhedron-polyhedron functor.
 pub struct PolyPoly {
     epsilon: f64,
+    geometric_epsilon: Option<f64>,
 }
 
 impl Geometry for PolyPoly {
@@ -69,17 +73,25 @@ impl Geometry for PolyPoly {
         half the intersection surface, gap from the vertex projections. Touching pairs are \
         reported; degenerate pairs stop the run with an error. Radii are the \
         volume-equivalent radii.";
-    const PARAMS: &'static [Param] = &[Param {
-        name: "epsilon",
-        unit: "-",
-        doc: "geometric epsilon relative to the sum of the bounding radii (default 1e-6)",
-    }];
+    const PARAMS: &'static [Param] = &[
+        Param {
+            name: "epsilon",
+            unit: "-",
+            doc: "geometric epsilon relative to the sum of the bounding radii (default 1e-6), \
+                  used only without geometric_epsilon",
+        },
+        epsilon::PARAM,
+    ];
 
     fn new(p: Params) -> Result<Self, String> {
         if !(p.epsilon > 0.0 && p.epsilon < 1.0) {
             return Err(format!("epsilon must be in (0, 1), got {}", p.epsilon));
         }
-        Ok(PolyPoly { epsilon: p.epsilon })
+        epsilon::check(p.geometric_epsilon)?;
+        Ok(PolyPoly {
+            epsilon: p.epsilon,
+            geometric_epsilon: p.geometric_epsilon,
+        })
     }
 
     fn geom(&self, b1: &BodyView<'_>, b2: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
@@ -109,7 +121,7 @@ impl Geometry for PolyPoly {
             s2.to_convex(&b2.pos, &b2.ori),
         );
         let opts = ContactOptions {
-            epsilon: self.epsilon * size,
+            epsilon: self.geometric_epsilon.unwrap_or(self.epsilon * size),
         };
         let (r1, r2) = (s1.equivalent_radius(), s2.equivalent_radius());
         let raw = |point: dem_api::nalgebra::Point3<f64>, normal, gap, area| RawGeom {

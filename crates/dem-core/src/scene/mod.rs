@@ -3,6 +3,7 @@
 
 pub mod csv;
 mod generators;
+pub mod geometric_epsilon;
 mod mesh_body;
 mod polyhedra;
 
@@ -283,6 +284,10 @@ pub struct ContactSettings {
     pub l6geom: L6Options,
     /// How the broad phase finds the pairs of bounded particles.
     pub broad_phase: BroadPhase,
+    /// Geometric epsilon, m: bodies closer than this touch (polyhedron functors). `None`:
+    /// 1e-6 times the model size (see [`geometric_epsilon`]).
+    #[serde(deserialize_with = "geometric_epsilon::positive_length")]
+    pub geometric_epsilon: Option<f64>,
 }
 
 /// Broad-phase method for pairs of bounded particles (both give the same pairs).
@@ -305,6 +310,7 @@ impl Default for ContactSettings {
             contact_eps: 1e-13,
             l6geom: L6Options::default(),
             broad_phase: BroadPhase::Grid,
+            geometric_epsilon: None,
         }
     }
 }
