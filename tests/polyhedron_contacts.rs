@@ -281,3 +281,75 @@ fn a_bad_geometric_epsilon_names_file_line_and_field() {
     println!("{err}");
     assert!(err.contains("epsilon.ron:12:") && err.contains("geometric_epsilon must be"));
 }
+
+/// Live contacts after each of 5 steps (before the cube moves noticeably) of a cube `[x0, x0 + 0.1] x [-0.05, 0.05]` sunk
+/// 1e-4 m into the floor of two squares (the shared edge x = 0 under it), with the
+/// contact settings `contacts` (RON fields).
+fn contacts_on_floor(x0: f64, contacts: &str) -> Result<Vec<usize>, dem_core::DemError> {
+    let bodies = format!(
+        "{}, {}, Sphere(center: (5, 5, 5), radius: 0.05, material: \"steel\", blocked: \"xyz\")",
+        cuboid([x0, -0.05, -1e-4], [x0 + 0.1, 0.05, 0.1 - 1e-4]),
+        floor_mesh("poly-floor-2", 2)
+    );
+    let text = scene(&bodies, "kn: 1e5", 0.0, 1.0, "").replace(
+        "contacts: (l6geom: (no_ratch: false)),",
+        &format!("contacts: (l6geom: (no_ratch: false), {contacts}),"),
+    );
+    let mut sim = sim_from_text(&text, "sparsify.ron")?;
+    let mut live = Vec::new();
+    for _ in 0..5 {
+        sim.step()?;
+        live.push(sim.live_contacts);
+    }
+    Ok(live)
+}
+
+#[test]
+fn sparsification_drops_redundant_mesh_contacts() {
+    // Centred on the shared edge x = 0: two contacts of area 0.005 m^2, points 0.05 m
+    // apart (the centroids of the two halves, at x = -0.025 and 0.025).
+    let off = contacts_on_floor(-0.05, "").unwrap();
+    assert!(off.iter().all(|&n| n == 2), "{off:?}");
+    // mindist 0.06 m: the second is too close to the first.
+    let close = contacts_on_floor(-0.05, "sparsify: (threshold: 0, minarea: 0, mindist: 0.06)");
+    let close = close.unwrap();
+    assert!(close.iter().all(|&n| n == 1), "{close:?}");
+    // mindist 0.04 m: both stay.
+    let apart = contacts_on_floor(-0.05, "sparsify: (threshold: 0, minarea: 0, mindist: 0.04)");
+    assert!(apart.unwrap().iter().all(|&n| n == 2));
+    // Shifted to x in [-0.09, 0.01]: areas 0.009 and 0.001 m^2 on facets sharing an edge.
+    // threshold 0.2: 0.001 < 0.2 x 0.009 goes; threshold 0.1: it stays.
+    let t = |threshold: f64| {
+        contacts_on_floor(
+            -0.09,
+            &format!("sparsify: (threshold: {threshold}, minarea: 0, mindist: 0)"),
+        )
+        .unwrap()
+    };
+    let (dominated, kept) = (t(0.2), t(0.1));
+    assert!(dominated.iter().all(|&n| n == 1), "{dominated:?}");
+    assert!(kept.iter().all(|&n| n == 2), "{kept:?}");
+    // minarea 0.002 m^2 drops the small one too.
+    let small = contacts_on_floor(
+        -0.09,
+        "sparsify: (threshold: 0, minarea: 0.002, mindist: 0)",
+    );
+    assert!(small.unwrap().iter().all(|&n| n == 1));
+}
+
+#[test]
+fn bad_sparsification_settings_name_file_line_and_field() {
+    for (bad, field) in [
+        ("threshold: 2, minarea: 0, mindist: 0", "threshold"),
+        ("threshold: 0.1, minarea: -1, mindist: 0", "minarea"),
+        ("threshold: 0.1, minarea: 0, mindist: inf", "mindist"),
+    ] {
+        let err = contacts_on_floor(0.0, &format!("sparsify: ({bad})"))
+            .err()
+            .expect("refused")
+            .to_string();
+        println!("{err}");
+        assert!(err.contains("sparsify.ron:9:"), "{err}");
+        assert!(err.contains(&format!("contacts.sparsify.{field}")), "{err}");
+    }
+}

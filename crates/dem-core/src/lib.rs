@@ -26,6 +26,7 @@ pub mod plugins;
 pub mod rotation;
 pub mod scene;
 pub mod simulation;
+pub mod sparsify;
 pub mod timing;
 pub mod vtk;
 

@@ -251,6 +251,7 @@ impl Simulation {
             step: self.step,
             eps: self.eps,
             l6: self.l6,
+            sparsify: self.scene.contacts.sparsify.map(Into::into),
         };
         let [geometry, law] = self.contacts.process(&cx)?;
         self.timing.geometry += geometry;

@@ -157,6 +157,8 @@ pub struct StepContext<'a> {
     pub eps: f64,
     /// L6Geom options.
     pub l6: L6Options,
+    /// Contact sparsification of mesh contacts, if the scene asks for it.
+    pub sparsify: Option<dem_api::convex::SparsifyParams>,
 }
 
 /// The candidate slots and the contacts, with law state stored `stride` values per
@@ -387,6 +389,11 @@ impl Contacts {
         detect::detect(cx, &self.slots, &self.groups, &mut self.found, &mut fresh)?;
         if self.has_facets {
             crate::handover::hand_over(self, &mut fresh, cx);
+            // Contact sparsification (scene `contacts.sparsify`): drops redundant new
+            // mesh contacts before they are created. See `crate::sparsify`.
+            if let Some(params) = &cx.sparsify {
+                crate::sparsify::apply(self, &mut fresh, cx, params);
+            }
         }
         let old = self.list.len();
         for &(i, g) in &fresh {

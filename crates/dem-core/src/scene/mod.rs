@@ -288,6 +288,9 @@ pub struct ContactSettings {
     /// 1e-6 times the model size (see [`geometric_epsilon`]).
     #[serde(deserialize_with = "geometric_epsilon::positive_length")]
     pub geometric_epsilon: Option<f64>,
+    /// Contact sparsification of mesh contacts (off when absent); see
+    /// [`crate::sparsify`].
+    pub sparsify: Option<crate::sparsify::SparsifySettings>,
 }
 
 /// Broad-phase method for pairs of bounded particles (both give the same pairs).
@@ -311,6 +314,7 @@ impl Default for ContactSettings {
             l6geom: L6Options::default(),
             broad_phase: BroadPhase::Grid,
             geometric_epsilon: None,
+            sparsify: None,
         }
     }
 }
