@@ -345,8 +345,7 @@ fn bad_sparsification_settings_name_file_line_and_field() {
         ("threshold: 0.1, minarea: 0, mindist: inf", "mindist"),
     ] {
         let err = contacts_on_floor(0.0, &format!("sparsify: ({bad})"))
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string();
         println!("{err}");
         assert!(err.contains("sparsify.ron:9:"), "{err}");
