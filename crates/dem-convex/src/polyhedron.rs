@@ -359,7 +359,7 @@ pub(crate) fn polygon_area(points: &[Point3<f64>], idx: &[usize]) -> f64 {
 
 /// Area (length²) and area centroid (length) of a planar polygon, by a fan from the
 /// vertex mean (exact for planar convex polygons).
-pub fn polygon_area_centroid(points: &[Point3<f64>], idx: &[usize]) -> (f64, Point3<f64>) {
+pub(crate) fn polygon_area_centroid(points: &[Point3<f64>], idx: &[usize]) -> (f64, Point3<f64>) {
     let n = idx.len();
     let mut m = Vector3::zeros();
     for &i in idx {

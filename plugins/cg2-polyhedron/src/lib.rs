@@ -22,6 +22,7 @@
 //! velocity.
 //!
 
+pub mod clip;
 pub mod epsilon;
 pub mod facet;
 pub mod section;
