@@ -20,7 +20,6 @@
 //! polyhedra should set `contacts: (l6geom: (no_ratch: false))`, so that the solver uses
 //! the true branch vectors from each centroid to the contact point for the relative
 //! velocity.
-//!
 
 pub mod clip;
 pub mod epsilon;
