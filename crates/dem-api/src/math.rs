@@ -49,21 +49,25 @@ impl Vec3 {
     pub const ZERO: Vec3 = Vec3::new(0.0, 0.0, 0.0);
 
     /// Builds a vector from its components.
+    #[inline]
     pub const fn new(x: f64, y: f64, z: f64) -> Self {
         Vec3 { x, y, z }
     }
 
     /// Zero-copy view as a nalgebra vector.
+    #[inline]
     pub fn na(&self) -> &na::Vector3<f64> {
         bytemuck::cast_ref(self)
     }
 
     /// Zero-copy mutable view as a nalgebra vector.
+    #[inline]
     pub fn na_mut(&mut self) -> &mut na::Vector3<f64> {
         bytemuck::cast_mut(self)
     }
 
     /// True when every component is finite.
+    #[inline]
     pub fn is_finite(&self) -> bool {
         self.x.is_finite() && self.y.is_finite() && self.z.is_finite()
     }
@@ -79,17 +83,20 @@ impl Quat {
     };
 
     /// Zero-copy view as a nalgebra quaternion (not checked to be of unit norm).
+    #[inline]
     pub fn na(&self) -> &na::Quaternion<f64> {
         bytemuck::cast_ref(self)
     }
 
     /// The rotation as a nalgebra unit quaternion (copied; the caller asserts unit norm).
+    #[inline]
     pub fn unit(&self) -> na::UnitQuaternion<f64> {
         na::UnitQuaternion::new_unchecked(*self.na())
     }
 }
 
 impl Default for Quat {
+    #[inline]
     fn default() -> Self {
         Quat::IDENTITY
     }
@@ -106,22 +113,26 @@ impl Mat3 {
     };
 
     /// Zero-copy view as a nalgebra matrix.
+    #[inline]
     pub fn na(&self) -> &na::Matrix3<f64> {
         bytemuck::cast_ref(self)
     }
 
     /// Zero-copy mutable view as a nalgebra matrix.
+    #[inline]
     pub fn na_mut(&mut self) -> &mut na::Matrix3<f64> {
         bytemuck::cast_mut(self)
     }
 
     /// Row `r` (0, 1 or 2) as a vector.
+    #[inline]
     pub fn row(&self, r: usize) -> Vec3 {
         Vec3::new(self.cols[0].at(r), self.cols[1].at(r), self.cols[2].at(r))
     }
 }
 
 impl Vec3 {
+    #[inline]
     fn at(&self, r: usize) -> f64 {
         match r {
             0 => self.x,
@@ -132,42 +143,49 @@ impl Vec3 {
 }
 
 impl From<na::Vector3<f64>> for Vec3 {
+    #[inline]
     fn from(v: na::Vector3<f64>) -> Self {
         bytemuck::cast(v)
     }
 }
 
 impl From<Vec3> for na::Vector3<f64> {
+    #[inline]
     fn from(v: Vec3) -> Self {
         bytemuck::cast(v)
     }
 }
 
 impl From<na::Quaternion<f64>> for Quat {
+    #[inline]
     fn from(q: na::Quaternion<f64>) -> Self {
         bytemuck::cast(q)
     }
 }
 
 impl From<na::UnitQuaternion<f64>> for Quat {
+    #[inline]
     fn from(q: na::UnitQuaternion<f64>) -> Self {
         bytemuck::cast(q.into_inner())
     }
 }
 
 impl From<Quat> for na::Quaternion<f64> {
+    #[inline]
     fn from(q: Quat) -> Self {
         bytemuck::cast(q)
     }
 }
 
 impl From<na::Matrix3<f64>> for Mat3 {
+    #[inline]
     fn from(m: na::Matrix3<f64>) -> Self {
         bytemuck::cast(m)
     }
 }
 
 impl From<Mat3> for na::Matrix3<f64> {
+    #[inline]
     fn from(m: Mat3) -> Self {
         bytemuck::cast(m)
     }

@@ -30,6 +30,7 @@ impl ShapeKind {
     pub const POLYHEDRON: ShapeKind = ShapeKind(4);
 
     /// The name used in scenes and in functor declarations (`"Sphere"`, `"Wall"`, ...).
+    #[inline]
     pub fn name(self) -> &'static str {
         match self {
             ShapeKind::SPHERE => "Sphere",
@@ -76,25 +77,30 @@ unsafe impl Sync for ShapeView<'_> {}
 
 impl<'a> ShapeView<'a> {
     /// A view of a sphere.
+    #[inline]
     pub fn of_sphere(s: &'a SphereShape) -> Self {
         Self::new(ShapeKind::SPHERE, s)
     }
 
     /// A view of a wall.
+    #[inline]
     pub fn of_wall(w: &'a WallShape) -> Self {
         Self::new(ShapeKind::WALL, w)
     }
 
     /// A view of a facet.
+    #[inline]
     pub fn of_facet(f: &'a FacetShape) -> Self {
         Self::new(ShapeKind::FACET, f)
     }
 
     /// A view of a polyhedron.
+    #[inline]
     pub fn of_polyhedron(p: &'a PolyhedronShape) -> Self {
         Self::new(ShapeKind::POLYHEDRON, p)
     }
 
+    #[inline]
     fn new<T>(kind: ShapeKind, r: &'a T) -> Self {
         ShapeView {
             kind,
@@ -104,23 +110,27 @@ impl<'a> ShapeView<'a> {
     }
 
     /// The kind of shape viewed.
+    #[inline]
     pub fn kind(&self) -> ShapeKind {
         self.kind
     }
 
     /// The sphere record, if this is a sphere.
+    #[inline]
     pub fn sphere(&self) -> Option<&'a SphereShape> {
         // SAFETY: the tag was set together with the pointer by a typed constructor.
         (self.kind == ShapeKind::SPHERE).then(|| unsafe { &*(self.record as *const SphereShape) })
     }
 
     /// The wall record, if this is a wall.
+    #[inline]
     pub fn wall(&self) -> Option<&'a WallShape> {
         // SAFETY: as above.
         (self.kind == ShapeKind::WALL).then(|| unsafe { &*(self.record as *const WallShape) })
     }
 
     /// The facet record, if this is a facet.
+    #[inline]
     pub fn facet(&self) -> Option<&'a FacetShape> {
         // SAFETY: as above.
         (self.kind == ShapeKind::FACET).then(|| unsafe { &*(self.record as *const FacetShape) })
@@ -129,6 +139,7 @@ impl<'a> ShapeView<'a> {
 
 impl<'a> ShapeView<'a> {
     /// The polyhedron record, if this is a polyhedron.
+    #[inline]
     pub fn polyhedron(&self) -> Option<&'a PolyhedronShape> {
         // SAFETY: the tag was set together with the pointer by a typed constructor.
         (self.kind == ShapeKind::POLYHEDRON)
