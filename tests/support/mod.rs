@@ -6,6 +6,7 @@
 
 pub mod impact;
 pub mod mesh;
+pub mod polyhedra;
 pub mod reference;
 
 use dem_core::{PluginSet, Scene, Simulation};

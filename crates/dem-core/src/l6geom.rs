@@ -11,7 +11,8 @@
 //! 3. relative velocity `v_r = (v2 + w2 x b2) - (v1 + w1 x b1)`, normal part removed;
 //! 4. rows 1 and 2 of `T` rotated by `-(row x o_r) - (row x o_t)`, row 0 set to `n`,
 //!    `T` re-orthonormalised; mid-step frame `T_mid = slerp(T_prev, T, 1/2)`;
-//! 5. `u_dot = T_mid v_r`, with the normal rate replaced by `(gap - gap_prev)/dt`;
+//! 5. `u_dot = T_mid v_r`, with the normal rate replaced by `(gap - gap_prev)/dt`
+//!    (or, with `point_rate`, by `n_mid . v_r`, the normal velocity of the contact point);
 //!    `u += u_dot dt` for the tangential part, `u_x = gap` (direct);
 //!    `phi_dot = T_mid (w2 - w1)`, `phi += phi_dot dt`.
 //!
@@ -37,6 +38,11 @@ pub struct L6Options {
     pub no_renorm: bool,
     /// Use the previous frame instead of the slerped mid-step frame.
     pub no_mid_frame: bool,
+    /// Normal rate `u_dot.x` from the relative velocity of the contact point (`n_mid .
+    /// v_r`) instead of the gap difference. For functors whose gap is an energy-equivalent
+    /// quantity rather than a distance (polyhedra): a normal dashpot then does, and books,
+    /// the work of a force at the contact point.
+    pub point_rate: bool,
 }
 
 impl Default for L6Options {
@@ -46,6 +52,7 @@ impl Default for L6Options {
             no_mid_normal: false,
             no_renorm: false,
             no_mid_frame: false,
+            point_rate: false,
         }
     }
 }
@@ -185,7 +192,11 @@ impl L6State {
         };
 
         let mut u_dot = mid * v_t;
-        u_dot.x = (raw.gap - self.u.x) / dt;
+        u_dot.x = if opt.point_rate {
+            n_mid.dot(&v_r)
+        } else {
+            (raw.gap - self.u.x) / dt
+        };
         self.u.y += u_dot.y * dt;
         self.u.z += u_dot.z * dt;
         self.u.x = raw.gap;

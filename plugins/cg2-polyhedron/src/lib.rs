@@ -1,13 +1,17 @@
 //! Geometry functors for rigid convex polyhedra.
 //!
 //! - `Cg2_Polyhedron_Polyhedron_L6Geom` (this file): the contact of two polyhedra from
-//!   their volumetric intersection, `dem_api::convex::contact` (Solfec's definition,
-//!   reference 000): point = centroid of the intersection surface, normal from A to B,
-//!   area = half the intersection surface, gap from the vertex projections (GJK-checked).
-//!   Touching pairs are reported (gap about 0). Bodies apart by less than the interaction
-//!   distance get a contact with the GJK distance as gap and area 0. Any other failure
-//!   (degenerate input, hull failure) is logged and stops the run with the pair: a
-//!   contact is never dropped silently.
+//!   their volumetric intersection. By default (`definition: Potential`) point, normal,
+//!   gap and area are those of the depth-field potential ([`potential`]): with a linear
+//!   law whose stiffness scales with the area (`kn_per_area`) the force is the gradient
+//!   of the energy the law stores, so the energy ledger closes. `definition: Solfec`
+//!   gives reference 000's definition (`dem_api::convex::contact`): point = centroid of
+//!   the intersection surface, normal from A to B, area = half the intersection surface,
+//!   gap from the vertex projections (GJK-checked); it is not energy-consistent.
+//!   Touching pairs are reported (gap about 0; area 0 with the potential). Bodies apart
+//!   by less than the interaction distance get a contact with the GJK distance as gap
+//!   and area 0. Any other failure (degenerate input, hull failure) is logged and stops
+//!   the run with the pair: a contact is never dropped silently.
 //! - `Cg2_Wall_Polyhedron_L6Geom` ([`wall`]): a wall clipping a polyhedron.
 //! - `Cg2_Sphere_Polyhedron_L6Geom` ([`sphere`]): GJK closest point, deepest-face rule
 //!   for a centre inside.
@@ -24,11 +28,13 @@
 pub mod clip;
 pub mod epsilon;
 pub mod facet;
+pub mod potential;
 pub mod section;
 pub mod sphere;
 pub mod wall;
 
-use dem_api::convex::{contact, ContactOptions, IntersectionError, GEOMETRIC_EPSILON};
+use dem_api::convex::{contact, intersect, ContactOptions, IntersectionError, GEOMETRIC_EPSILON};
+use dem_api::nalgebra::Vector3;
 use dem_api::sdk::{Geometry, Param};
 use dem_api::{BodyView, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
@@ -46,6 +52,19 @@ pub struct Params {
     pub epsilon: f64,
     /// Geometric epsilon, m, from the scene (see [`epsilon`]); replaces `epsilon`.
     pub geometric_epsilon: Option<f64>,
+    /// Which contact definition.
+    pub definition: Definition,
+}
+
+/// The contact definition of the polyhedron-polyhedron functor.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Definition {
+    /// The depth-field potential ([`potential`]): energy-consistent with `kn_per_area`.
+    #[default]
+    Potential,
+    /// Reference 000 (Solfec): surface centroid, area-squared weighted normal,
+    /// vertex-projection gap, half the intersection surface as area.
+    Solfec,
 }
 
 impl Default for Params {
@@ -53,6 +72,7 @@ impl Default for Params {
         Params {
             epsilon: GEOMETRIC_EPSILON,
             geometric_epsilon: None,
+            definition: Definition::Potential,
         }
     }
 }
@@ -61,6 +81,7 @@ impl Default for Params {
 pub struct PolyPoly {
     epsilon: f64,
     geometric_epsilon: Option<f64>,
+    definition: Definition,
 }
 
 impl Geometry for PolyPoly {
@@ -68,11 +89,14 @@ impl Geometry for PolyPoly {
     const NAME: &'static str = "Cg2_Polyhedron_Polyhedron_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::POLYHEDRON, ShapeKind::POLYHEDRON];
     const DESCRIPTION: &'static str = "Two convex polyhedra, from their volumetric \
-        intersection (Muller-Preparata by polar duality, Solfec's contact definition): \
-        point = centroid of the intersection surface, normal from body 1 to body 2, area = \
-        half the intersection surface, gap from the vertex projections. Touching pairs are \
-        reported; degenerate pairs stop the run with an error. Radii are the \
-        volume-equivalent radii.";
+        intersection (Muller-Preparata by polar duality). Potential definition (default): \
+        energy e = V * depth of the overlap centroid below the shallowest face plane, force \
+        = pressure (depth) on the other body's faces in the overlap, reported as gap -2e/f \
+        and area f^2/2e so that a linear law with kn_per_area is energy-consistent. Solfec \
+        definition: point = centroid of the intersection surface, normal from body 1 to \
+        body 2, area = half the intersection surface, gap from the vertex projections. \
+        Touching pairs are reported; degenerate pairs stop the run with an error. Radii are \
+        the volume-equivalent radii.";
     const PARAMS: &'static [Param] = &[
         Param {
             name: "epsilon",
@@ -81,6 +105,12 @@ impl Geometry for PolyPoly {
                   used only without geometric_epsilon",
         },
         epsilon::PARAM,
+        Param {
+            name: "definition",
+            unit: "-",
+            doc: "Potential (default; energy-consistent with kn_per_area) or Solfec \
+                  (reference 000)",
+        },
     ];
 
     fn new(p: Params) -> Result<Self, String> {
@@ -91,6 +121,7 @@ impl Geometry for PolyPoly {
         Ok(PolyPoly {
             epsilon: p.epsilon,
             geometric_epsilon: p.geometric_epsilon,
+            definition: p.definition,
         })
     }
 
@@ -134,8 +165,32 @@ impl Geometry for PolyPoly {
             area,
             weight: 1.0,
         };
-        match contact(&a, &b, &opts) {
-            Ok(c) => Ok(Some(raw(c.point, c.normal.into(), c.gap, c.area))),
+        let found = match self.definition {
+            Definition::Solfec => {
+                contact(&a, &b, &opts).map(|c| (c.point, c.normal, c.gap, c.area))
+            }
+            Definition::Potential => match intersect(&a, &b, opts.epsilon) {
+                Ok(inter) => Ok(match potential::potential_contact(&a, &b, &inter) {
+                    Some(c) => (c.point, c.normal, c.gap, c.area),
+                    // No depth: touching, no force.
+                    None => {
+                        let d = b2.pos.na() - b1.pos.na();
+                        let n = if d.norm() > 0.0 {
+                            d.normalize()
+                        } else {
+                            Vector3::z()
+                        };
+                        (inter.centre.point, n, 0.0, 0.0)
+                    }
+                }),
+                Err(IntersectionError::Touching { point, normal, .. }) => {
+                    Ok((point, normal, 0.0, 0.0))
+                }
+                Err(e) => Err(e),
+            },
+        };
+        match found {
+            Ok((point, normal, gap, area)) => Ok(Some(raw(point, normal.into(), gap, area))),
             Err(IntersectionError::Separated {
                 distance: d,
                 point_a,
@@ -192,8 +247,8 @@ mod tests {
         let g = f.try_term(&a, &b, 0.0, 0).unwrap().unwrap();
         assert!((g.gap + 0.1).abs() < 1e-9, "{g:?}");
         assert!((g.normal.na() - Vector3::z()).norm() < 1e-9);
-        // Half the surface of the 1 x 1 x 0.1 intersection.
-        assert!((g.area - 1.2).abs() < 1e-9);
+        // The face area (the potential's equivalent area of a flat overlap).
+        assert!((g.area - 1.0).abs() < 1e-9);
         assert!((g.point.z - 0.45).abs() < 1e-9);
         let far = BodyView {
             pos: Vec3::new(0.0, 0.0, 1.05),

@@ -1,34 +1,33 @@
 //! `Cg2_Wall_Polyhedron_L6Geom`: an infinite plane (body 1) and a convex polyhedron
 //! (body 2).
 //!
-//! The polyhedron is clipped by the wall plane: the section polygon gives the area; the
-//! contact point is the centroid of the part of the body behind the plane, projected on
-//! the plane; the normal is the wall normal
-//! (oriented by `sense` as for spheres: a one-sided wall acts as a half-space, a
-//! two-sided one pushes towards the side of the polyhedron's centroid); the gap is the
-//! smallest signed distance of the vertices from the plane (negative in overlap).
+//! The polyhedron is clipped by the wall plane (oriented by `sense` as for spheres: a
+//! one-sided wall acts as a half-space, a two-sided one pushes towards the side of the
+//! polyhedron's centroid). The part of the body behind the plane, volume `V`, centroid
+//! `x̄` at depth `s̄` below the plane, stores the Winkler (buoyancy) energy
+//! `E = k ∫ s dV = k V s̄` ([`crate::potential`] with the wall plane as the only plane):
+//! its exact force is `k V` along the wall normal at `x̄`. The functor reports
 //!
-//! Why not the centroid of the section polygon as the point: that point lies on the
-//! body's axis, so a force along the wall normal there has a moment that *increases* a
-//! small tilt (a cube resting on a face would rock over like a pencil on its tip). The
-//! centroid of the overlap volume is where a pressure proportional to the local
-//! penetration acts (a Winkler foundation): it moves towards the deeper side and rights
-//! the body, as contact with a real floor does.
+//! - normal: the wall normal; point: `x̄` projected on the plane;
+//! - gap: `-2 s̄` (m); area: `V / (2 s̄)` (m^2),
 //!
-//! Energy: the gap's rate is the normal velocity of the deepest vertex, the force acts at
-//! the overlap centroid; while the body rotates the two differ and the force does work
-//! the law's elastic energy does not book. Small for vertex and edge impacts (the two
-//! points are close), larger for a body rocking on a face: a cube dropped on an edge,
-//! tipping and rocking to rest, ends with a ledger error of 19 % of the energy it
-//! released (`tests/polyhedra.rs`). A mean-penetration gap (overlap volume / section area)
-//! fixes rocking on a face but has a third of the approach rate at a vertex, which is
-//! worse for rock piles; a consistent choice is future work.
+//! so that a linear law with stiffness per area (`k_n = kn_per_area * area`) gives the
+//! force `k V` and stores `k V s̄`: the force is the gradient of the stored energy and the
+//! ledger closes. For a face flat in the wall at depth `d`, gap = `-d` and area = the face
+//! area; at a vertex, gap is half the vertex depth.
+//!
+//! Why the overlap centroid as the point: the moment of the buoyancy force rights a
+//! tilted body resting on a face (a point on the section centroid makes a flat face
+//! rock over like a pencil on its tip). Before this formulation the gap was the deepest
+//! vertex with the force at `x̄`: the force was not the gradient of any stored energy,
+//! and a cube tipping off an edge onto a face closed its ledger to 19 % only.
 //!
 //! Without a section (the body is within the interaction distance but not yet cutting
 //! the plane, or, in an extreme case, entirely behind it) the point is the mean of the
-//! nearest vertices projected on the plane and the area 0.
+//! nearest vertices projected on the plane, the gap the smallest signed vertex distance
+//! and the area 0.
 
-use crate::section::{immersed, section};
+use crate::section::immersed;
 use dem_api::nalgebra::{Point3, Vector3};
 use dem_api::sdk::{Geometry, Param};
 use dem_api::{BodyView, RawGeom, ShapeKind};
@@ -47,9 +46,9 @@ impl Geometry for WallPolyhedron {
     const NAME: &'static str = "Cg2_Wall_Polyhedron_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::WALL, ShapeKind::POLYHEDRON];
     const DESCRIPTION: &'static str = "Infinite plane and convex polyhedron: the polyhedron \
-        clipped by the plane; point = centroid of the part behind the plane projected on \
-        it, normal = wall normal, \
-        area = section area, gap = smallest signed vertex distance. radius2 is the \
+        clipped by the plane, Winkler (buoyancy) potential; point = centroid of the part \
+        behind the plane (volume V, depth s) projected on it, normal = wall normal, gap = \
+        -2 s, area = V / 2 s (energy-consistent with kn_per_area). radius2 is the \
         polyhedron's volume-equivalent radius.";
     const PARAMS: &'static [Param] = &[];
 
@@ -84,12 +83,15 @@ impl Geometry for WallPolyhedron {
             return None;
         }
         let behind = immersed(&poly, &s, &(body.pos.na() - n * side * sense));
-        let (area, point, gap) = match (section(&poly, &s, origin, &n), behind) {
-            (Some((area, _)), Some((_, c))) => (
-                area,
-                Point3::from(c.coords - n * n.dot(&(c.coords - origin))),
-                gap,
-            ),
+        let (area, point, gap) = match behind {
+            Some((vol, c)) if n.dot(&(c.coords - origin)) < 0.0 => {
+                let depth = -n.dot(&(c.coords - origin));
+                (
+                    vol / (2.0 * depth),
+                    Point3::from(c.coords + n * depth),
+                    -2.0 * depth,
+                )
+            }
             _ => {
                 let tol = 1e-9 * shape.bounding_radius;
                 let near: Vec<&Point3<f64>> = poly

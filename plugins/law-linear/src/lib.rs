@@ -22,8 +22,10 @@
 //! (`L6Geom::area`), re-evaluated every step; `k_t = kt_kn k_n` and, with `restitution`,
 //! `eta = 2 zeta sqrt(m* k_n)` follow it (with `gamma_n`, `eta` does not depend on the
 //! area). Since `k_n` changes with the contact's area, the elastic energy booked,
-//! `F_n,el^2 / 2 k_n`, is not a potential of the force: the ledger closes only
-//! approximately with this option (use a fixed `kn` where the ledger matters). The
+//! `F_n,el^2 / 2 k_n = k A g^2 / 2`, is a potential of the force only if the functor's gap
+//! and area are made for it: the polyhedron functors (`cg2-polyhedron`) report an
+//! energy-equivalent gap and area for which it is exactly the stored energy of their
+//! force, and the ledger closes; with other functors it closes only approximately. The
 //! critical step is estimated with the area `pi r^2`, `r` the larger finite equivalent
 //! radius of the pair.
 //!
