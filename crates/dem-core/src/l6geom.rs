@@ -12,7 +12,8 @@
 //! 4. rows 1 and 2 of `T` rotated by `-(row x o_r) - (row x o_t)`, row 0 set to `n`,
 //!    `T` re-orthonormalised; mid-step frame `T_mid = slerp(T_prev, T, 1/2)`;
 //! 5. `u_dot = T_mid v_r`, with the normal rate replaced by `(gap - gap_prev)/dt`
-//!    (or, with `point_rate`, by `n_mid . v_r`, the normal velocity of the contact point);
+//!    (or, with `point_rate`, by `n_mid . v_r`, the normal velocity of the contact point,
+//!    with the point and the body positions taken at mid-step);
 //!    `u += u_dot dt` for the tangential part, `u_x = gap` (direct);
 //!    `phi_dot = T_mid (w2 - w1)`, `phi += phi_dot dt`.
 //!
@@ -39,7 +40,8 @@ pub struct L6Options {
     /// Use the previous frame instead of the slerped mid-step frame.
     pub no_mid_frame: bool,
     /// Normal rate `u_dot.x` from the relative velocity of the contact point (`n_mid .
-    /// v_r`) instead of the gap difference. For functors whose gap is an energy-equivalent
+    /// v_r`, with the point and the positions at mid-step, `t - dt/2`, where the
+    /// velocities are, and true branch vectors) instead of the gap difference. For functors whose gap is an energy-equivalent
     /// quantity rather than a distance (polyhedra): a normal dashpot then does, and books,
     /// the work of a force at the contact point.
     pub point_rate: bool,
@@ -193,7 +195,10 @@ impl L6State {
 
         let mut u_dot = mid * v_t;
         u_dot.x = if opt.point_rate {
-            n_mid.dot(&v_r)
+            // Velocities are at t - dt/2: so are the point and the positions used.
+            let c = 0.5 * (self.point + raw.point.na());
+            let at = |b: &BodyKin| b.vel + b.angvel.cross(&(c - (b.pos - 0.5 * dt * b.vel)));
+            n_mid.dot(&(at(b2) - at(b1)))
         } else {
             (raw.gap - self.u.x) / dt
         };
