@@ -1,9 +1,9 @@
 //! The VTK files (`.vtu` with raw appended binary, `.pvd`) read back by an independent
 //! reader, VTK itself (Python's `vtk` package, what ParaView is built on), with the same
-//! arrays, values and cell types, for particles, contacts and walls, also when a step has
-//! no contact.
+//! arrays, values and cell types, for particles, contacts, walls and the faces of
+//! polyhedra, also when a step has no contact.
 
-use dem_core::vtk::{self, Grid, VTK_LINE, VTK_QUAD, VTK_TRIANGLE, VTK_VERTEX};
+use dem_core::vtk::{self, Grid, VTK_LINE, VTK_POLYGON, VTK_QUAD, VTK_TRIANGLE, VTK_VERTEX};
 use dem_core::Simulation;
 use dem_verification::{read_vtk, root, sim_from_text};
 use serde_json::Value;
@@ -306,5 +306,61 @@ fn mesh_facets_read_back_as_triangles() {
                 &pts[3 * k..3 * k + 3]
             );
         }
+    }
+}
+
+#[test]
+fn polyhedra_read_back_as_outward_polygons() {
+    // A 0.1 m cube, turned and moving, among the walls of a box.
+    let rot = nalgebra::UnitQuaternion::from_euler_angles(0.3, -0.5, 0.9);
+    let centre = nalgebra::Vector3::new(0.5, 0.4, 0.3);
+    let scene = format!(
+        r#"Scene(
+    materials: {{ "m": (density: 1000, young: 1e7, friction: 0.4) }},
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
+            params: (kn_per_area: 1e7))],
+    bodies: [
+        Box(min: (0, 0, 0), max: (1, 1, 1), material: "m"),
+        Polyhedron(vertices: {}, material: "m", velocity: (0.1, 0.2, 0.3)),
+    ],
+    gravity: (0, 0, 0),
+    timestep: Critical(0.2),
+    duration: Steps(3),
+    contacts: (l6geom: (no_ratch: false, point_rate: true)),
+)"#,
+        dem_verification::polyhedra::cube(centre.into(), 0.1, rot)
+    );
+    let mut sim = sim_from_text(&scene, "poly-vtk.ron").unwrap();
+    sim.run_steps(3).unwrap();
+    let piece = read_back(&vtk::polyhedra(&sim), "polyhedra.vtu");
+    let (conn, offsets, types) = piece.cells();
+    assert_eq!(types, vec![VTK_POLYGON; 6]);
+    assert_eq!(offsets, (0..=6).map(|k| 4 * k).collect::<Vec<u64>>());
+    assert_eq!(conn, (0..24).collect::<Vec<u64>>());
+    let cd = "cell_data";
+    let id = 6i64; // after the box's six walls
+    assert_eq!(piece.ids(cd, "id"), vec![id; 6]);
+    assert_eq!(piece.ids(cd, "face"), (0..6).collect::<Vec<i64>>());
+    let p = &sim.particles;
+    let v = p.vel[id as usize];
+    assert_eq!(piece.f64s(cd, "velocity", 3), [v.x, v.y, v.z].repeat(6));
+    // Every point is a corner of the cube where it is now (its centre moved by v t), and
+    // each polygon is a face: planar, of area a^2, its normal (Newell) pointing outwards.
+    let now = p.pos[id as usize];
+    assert!((now - centre - v * sim.time).norm() < 1e-12);
+    let pts = piece.points();
+    let point = |k: usize| nalgebra::Vector3::new(pts[3 * k], pts[3 * k + 1], pts[3 * k + 2]);
+    for k in 0..24 {
+        let local = rot.inverse() * (point(k) - now);
+        assert!(local.iter().all(|c| (c.abs() - 0.05).abs() < 1e-12), "{local:?}");
+    }
+    for f in 0..6 {
+        let q: Vec<_> = (0..4).map(|c| point(4 * f + c)).collect();
+        let newell: nalgebra::Vector3<f64> = (0..4).map(|c| q[c].cross(&q[(c + 1) % 4])).sum();
+        let area = 0.5 * newell.norm();
+        assert!((area - 0.01).abs() < 1e-12, "face {f}: area {area}");
+        let mid = q.iter().sum::<nalgebra::Vector3<f64>>() / 4.0;
+        assert!(newell.dot(&(mid - now)) > 0.0, "face {f} faces inwards");
+        assert!(q.iter().all(|x| newell.normalize().dot(&(x - mid)).abs() < 1e-12));
     }
 }

@@ -118,14 +118,32 @@ pub fn write_particles(dir: &Path, sim: &Simulation) -> std::io::Result<PathBuf>
     Ok(path)
 }
 
-/// The three VTK streams of a run.
+/// The three VTK streams of every run.
 pub const STREAMS: [&str; 3] = ["particles", "contacts", "walls"];
+
+/// The VTK stream of the polyhedra's faces, written when the scene has polyhedra.
+pub const POLYHEDRA_STREAM: &str = "polyhedra";
+
+/// Does `sim` have polyhedra (and so a [`POLYHEDRA_STREAM`])?
+pub fn has_polyhedra(sim: &Simulation) -> bool {
+    sim.particles
+        .shape
+        .iter()
+        .any(|s| matches!(s, dem_core::particles::Shape::Polyhedron(_)))
+}
 
 /// Writes `<stream>_<step>.vtu` for every stream at the state of `sim`, and rewrites each
 /// `<stream>.pvd` to list `frames` (the output steps so far, this one included).
 pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> std::io::Result<()> {
-    let grids = [vtk::particles(sim), vtk::contacts(sim), vtk::walls(sim)];
-    for (stream, grid) in STREAMS.iter().zip(&grids) {
+    let mut grids = vec![
+        (STREAMS[0], vtk::particles(sim)),
+        (STREAMS[1], vtk::contacts(sim)),
+        (STREAMS[2], vtk::walls(sim)),
+    ];
+    if has_polyhedra(sim) {
+        grids.push((POLYHEDRA_STREAM, vtk::polyhedra(sim)));
+    }
+    for (stream, grid) in &grids {
         write_atomic(&dir.join(vtu_name(stream, sim.step)), &grid.to_vtu())?;
         let entries: Vec<(f64, String)> = frames
             .iter()

@@ -5,7 +5,7 @@
 
 use crate::output::{
     energy_csv, mesh_rows, meshes_csv, write_atomic, write_durable, write_particles, write_vtk,
-    STREAMS,
+    has_polyhedra, POLYHEDRA_STREAM, STREAMS,
 };
 use crate::progress::{emit, Mode, Progress};
 use crate::record::RunRecord;
@@ -162,7 +162,11 @@ pub fn drive(
         wall: start.elapsed().as_secs_f64(),
         checkpoints,
     };
-    let files = files_written(dir, &record, &particles, &png, checkpoints > 0);
+    let mut streams = STREAMS.to_vec();
+    if has_polyhedra(&sim) {
+        streams.push(POLYHEDRA_STREAM);
+    }
+    let files = files_written(dir, &record, &particles, &png, &streams, checkpoints > 0);
     crate::summary::print(opts.mode, &sim, &record, &session, dir, &files);
     Ok(Outcome::Done)
 }
@@ -197,6 +201,7 @@ fn files_written(
     record: &RunRecord,
     particles: &Path,
     png: &Path,
+    streams: &[&str],
     checkpoint: bool,
 ) -> Vec<String> {
     let name = |p: &Path| p.strip_prefix(dir).unwrap_or(p).display().to_string();
@@ -210,7 +215,7 @@ fn files_written(
     files.push(format!(
         "{} x {{{}}}_<step>.vtu and their .pvd",
         record.frames.len(),
-        STREAMS.join(",")
+        streams.join(",")
     ));
     if checkpoint {
         files.push(CHECKPOINT.to_string());

@@ -9,6 +9,10 @@
 //!   contact point), cell data `id1`, `id2`, `normal_force` (magnitude, N), `normal`,
 //!   `normal_force_vector`, `tangential_force` (force on body 2, global frame, N) and
 //!   `overlap` (m, >= 0);
+//! - polyhedra: one polygon per face of each polyhedron where it is now (vertices
+//!   counter-clockwise seen from outside), cell data `id`, `face` (index in the body),
+//!   `velocity`, `angular_velocity` and `material` (polyhedra are also in `particles`, as
+//!   vertex cells at their centroids, with `radius` their bounding radius);
 //! - walls: one quad per wall, centred on the projection of the spheres' bounding box
 //!   centre and as wide as the box's diagonal, then one triangle per mesh facet where it
 //!   is now; cell data `id`, `velocity`, `force`, `material` (a mesh's force is on its
@@ -26,6 +30,8 @@ pub const VTK_VERTEX: u8 = 1;
 pub const VTK_LINE: u8 = 3;
 /// VTK cell type of a triangle.
 pub const VTK_TRIANGLE: u8 = 5;
+/// VTK cell type of a polygon.
+pub const VTK_POLYGON: u8 = 7;
 /// VTK cell type of a quadrilateral.
 pub const VTK_QUAD: u8 = 9;
 
@@ -277,6 +283,43 @@ pub fn contacts(sim: &Simulation) -> Grid {
             "overlap",
             live.iter().map(|s| (-s.l6.u.x).max(0.0)).collect(),
         ),
+    ];
+    g
+}
+
+/// The faces of the polyhedra of `sim`, one polygon cell each.
+pub fn polyhedra(sim: &Simulation) -> Grid {
+    let p = &sim.particles;
+    let mut g = Grid::default();
+    // (body, face) of each cell.
+    let mut faces: Vec<(usize, usize)> = Vec::new();
+    let mut corners: Vec<[f64; 3]> = Vec::new();
+    for i in 0..p.len() {
+        let Shape::Polyhedron(b) = &p.shape[i] else {
+            continue;
+        };
+        let d = &b.data;
+        for (k, f) in d.planes.iter().enumerate() {
+            corners.clear();
+            let idx = &d.face_vertices[f.first as usize..(f.first + f.count) as usize];
+            for &v in idx {
+                let x = p.pos[i] + p.ori[i] * d.vertices[v as usize].na();
+                corners.push([x.x, x.y, x.z]);
+            }
+            g.cell(VTK_POLYGON, &corners);
+            faces.push((i, k));
+        }
+    }
+    g.cell_data = vec![
+        ints("id", faces.iter().map(|&(i, _)| i as i64)),
+        ints("face", faces.iter().map(|&(_, k)| k as i64)),
+        vectors("velocity", faces.iter().map(|&(i, _)| p.vel[i])),
+        vectors("angular_velocity", faces.iter().map(|&(i, _)| p.angvel[i])),
+        Array {
+            name: "material",
+            components: 1,
+            values: Values::I32(faces.iter().map(|&(i, _)| p.material[i] as i32).collect()),
+        },
     ];
     g
 }
