@@ -192,7 +192,10 @@ fn poured_rocks_come_to_rest_with_the_ledger_closed() {
         .replace("max: (0.12, 0.12, 0.3)", "max: (0.12, 0.12, 0.1)")
         .replace("Time(2.0)", "Time(1.0)");
     assert!(text.contains("count: 20,") && text.contains("0.1)") && text.contains("(1.0)"));
-    assert!(!text.contains("damping:"), "the scene has global damping");
+    assert!(
+        !text.contains("\n    damping:"),
+        "the scene has global damping"
+    );
     let sim = sim_from_text(&text, "rocks-20.ron").unwrap();
     let (peak, kinetic, drift) = settle(sim);
     assert!(

@@ -352,7 +352,10 @@ fn polyhedra_read_back_as_outward_polygons() {
     let point = |k: usize| nalgebra::Vector3::new(pts[3 * k], pts[3 * k + 1], pts[3 * k + 2]);
     for k in 0..24 {
         let local = rot.inverse() * (point(k) - now);
-        assert!(local.iter().all(|c| (c.abs() - 0.05).abs() < 1e-12), "{local:?}");
+        assert!(
+            local.iter().all(|c| (c.abs() - 0.05).abs() < 1e-12),
+            "{local:?}"
+        );
     }
     for f in 0..6 {
         let q: Vec<_> = (0..4).map(|c| point(4 * f + c)).collect();
@@ -361,6 +364,8 @@ fn polyhedra_read_back_as_outward_polygons() {
         assert!((area - 0.01).abs() < 1e-12, "face {f}: area {area}");
         let mid = q.iter().sum::<nalgebra::Vector3<f64>>() / 4.0;
         assert!(newell.dot(&(mid - now)) > 0.0, "face {f} faces inwards");
-        assert!(q.iter().all(|x| newell.normalize().dot(&(x - mid)).abs() < 1e-12));
+        assert!(q
+            .iter()
+            .all(|x| newell.normalize().dot(&(x - mid)).abs() < 1e-12));
     }
 }

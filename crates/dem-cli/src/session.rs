@@ -4,8 +4,8 @@
 //! session cleanly.
 
 use crate::output::{
-    energy_csv, mesh_rows, meshes_csv, write_atomic, write_durable, write_particles, write_vtk,
-    has_polyhedra, POLYHEDRA_STREAM, STREAMS,
+    energy_csv, has_polyhedra, mesh_rows, meshes_csv, write_atomic, write_durable, write_particles,
+    write_vtk, POLYHEDRA_STREAM, STREAMS,
 };
 use crate::progress::{emit, Mode, Progress};
 use crate::record::RunRecord;
