@@ -86,7 +86,7 @@ pub fn potential_contact(
     let poly = &inter.polyhedron;
     let o = inter.centre.point.coords;
     let (vol, xbar) = volume_centroid(poly, &o);
-    if !(vol > 0.0) {
+    if vol.is_nan() || vol <= 0.0 {
         return None;
     }
     // The active plane: smallest depth of the centroid over the faces of A and B.
@@ -109,7 +109,7 @@ pub fn potential_contact(
     } else {
         (false, db)
     };
-    if !(phi_c > 0.0) {
+    if phi_c.is_nan() || phi_c <= 0.0 {
         return None;
     }
     let energy = vol * phi_c;
@@ -144,7 +144,7 @@ pub fn potential_contact(
         (-force, -moment)
     };
     let f = force.norm();
-    if !(f > 0.0) || !energy.is_finite() {
+    if f.is_nan() || f <= 0.0 || !energy.is_finite() {
         return None;
     }
     let normal = force / f;
