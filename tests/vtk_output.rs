@@ -333,39 +333,52 @@ fn polyhedra_read_back_as_outward_polygons() {
     let mut sim = sim_from_text(&scene, "poly-vtk.ron").unwrap();
     sim.run_steps(3).unwrap();
     let piece = read_back(&vtk::polyhedra(&sim), "polyhedra.vtu");
+    let id = 6usize; // after the box's six walls
+    let dem_core::particles::Shape::Polyhedron(body) = &sim.particles.shape[id] else {
+        panic!("not a polyhedron");
+    };
+    let d = &body.data;
+    let nf = d.planes.len();
+    let mut ends = vec![0u64];
+    for f in &d.planes {
+        ends.push(ends.last().unwrap() + f.count as u64);
+    }
+    let total = *ends.last().unwrap();
     let (conn, offsets, types) = piece.cells();
-    assert_eq!(types, vec![VTK_POLYGON; 6]);
-    assert_eq!(offsets, (0..=6).map(|k| 4 * k).collect::<Vec<u64>>());
-    assert_eq!(conn, (0..24).collect::<Vec<u64>>());
+    assert_eq!(types, vec![VTK_POLYGON; nf]);
+    assert_eq!(offsets, ends);
+    assert_eq!(conn, (0..total).collect::<Vec<u64>>());
     let cd = "cell_data";
-    let id = 6i64; // after the box's six walls
-    assert_eq!(piece.ids(cd, "id"), vec![id; 6]);
-    assert_eq!(piece.ids(cd, "face"), (0..6).collect::<Vec<i64>>());
+    assert_eq!(piece.ids(cd, "id"), vec![id as i64; nf]);
+    assert_eq!(piece.ids(cd, "face"), (0..nf as i64).collect::<Vec<i64>>());
     let p = &sim.particles;
-    let v = p.vel[id as usize];
-    assert_eq!(piece.f64s(cd, "velocity", 3), [v.x, v.y, v.z].repeat(6));
-    // Every point is a corner of the cube where it is now (its centre moved by v t), and
-    // each polygon is a face: planar, of area a^2, its normal (Newell) pointing outwards.
-    let now = p.pos[id as usize];
+    let v = p.vel[id];
+    assert_eq!(piece.f64s(cd, "velocity", 3), [v.x, v.y, v.z].repeat(nf));
+    // Every point is a corner of the cube where it is now (its centre moved by v t), each
+    // polygon is planar with its normal (Newell) pointing outwards, and the areas add up
+    // to the cube's surface 6 a^2.
+    let now = p.pos[id];
     assert!((now - centre - v * sim.time).norm() < 1e-12);
     let pts = piece.points();
     let point = |k: usize| nalgebra::Vector3::new(pts[3 * k], pts[3 * k + 1], pts[3 * k + 2]);
-    for k in 0..24 {
+    for k in 0..total as usize {
         let local = rot.inverse() * (point(k) - now);
         assert!(
             local.iter().all(|c| (c.abs() - 0.05).abs() < 1e-12),
             "{local:?}"
         );
     }
-    for f in 0..6 {
-        let q: Vec<_> = (0..4).map(|c| point(4 * f + c)).collect();
-        let newell: nalgebra::Vector3<f64> = (0..4).map(|c| q[c].cross(&q[(c + 1) % 4])).sum();
-        let area = 0.5 * newell.norm();
-        assert!((area - 0.01).abs() < 1e-12, "face {f}: area {area}");
-        let mid = q.iter().sum::<nalgebra::Vector3<f64>>() / 4.0;
+    let mut surface = 0.0;
+    for f in 0..nf {
+        let q: Vec<_> = (ends[f]..ends[f + 1]).map(|k| point(k as usize)).collect();
+        let m = q.len();
+        let newell: nalgebra::Vector3<f64> = (0..m).map(|c| q[c].cross(&q[(c + 1) % m])).sum();
+        surface += 0.5 * newell.norm();
+        let mid = q.iter().sum::<nalgebra::Vector3<f64>>() / m as f64;
         assert!(newell.dot(&(mid - now)) > 0.0, "face {f} faces inwards");
         assert!(q
             .iter()
             .all(|x| newell.normalize().dot(&(x - mid)).abs() < 1e-12));
     }
+    assert!((surface - 0.06).abs() < 1e-12, "surface {surface}");
 }
