@@ -102,7 +102,7 @@ fn a_cube_dropped_on_an_edge_settles_on_a_face() {
         p.angvel[id].norm()
     );
     assert!(before < 0.8);
-    // Measured 1.4e-3 (it falls as dt^2: tests/polyhedra_energy.rs; 19 % before the
+    // Measured -7.6e-4 (it falls as dt^2: tests/polyhedra_energy.rs; 19 % before the
     // contacts were made energy-consistent).
     assert!(drift.abs() < 2e-3, "ledger drift {drift:e}");
     assert!((after - 1.0).abs() < 1e-9, "not face-down: {after}");
