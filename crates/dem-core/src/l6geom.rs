@@ -41,9 +41,10 @@ pub struct L6Options {
     pub no_mid_frame: bool,
     /// Normal rate `u_dot.x` from the relative velocity of the contact point (`n_mid .
     /// v_r`, with the point and the positions at mid-step, `t - dt/2`, where the
-    /// velocities are, and true branch vectors) instead of the gap difference. For functors whose gap is an energy-equivalent
-    /// quantity rather than a distance (polyhedra): a normal dashpot then does, and books,
-    /// the work of a force at the contact point.
+    /// velocities are, and true branch vectors) instead of the gap difference. For
+    /// functors whose gap is an energy-equivalent quantity rather than a distance
+    /// (polyhedra): a normal dashpot then does, and books, the work of a force at the
+    /// contact point.
     pub point_rate: bool,
 }
 
