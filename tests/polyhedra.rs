@@ -189,8 +189,7 @@ fn poured_rocks_come_to_rest_with_the_ledger_closed() {
     let text = std::fs::read_to_string(root.join("scenes/rocks.ron")).unwrap();
     let text = text
         .replace("count: 300", "count: 20")
-        .replace("max: (0.12, 0.12, 0.3)", "max: (0.12, 0.12, 0.1)")
-        .replace("Time(2.0)", "Time(1.0)");
+        .replace("max: (0.12, 0.12, 0.3)", "max: (0.12, 0.12, 0.1)");
     assert!(text.contains("count: 20,") && text.contains("0.1)") && text.contains("(1.0)"));
     assert!(
         !text.contains("\n    damping:"),
@@ -206,7 +205,7 @@ fn poured_rocks_come_to_rest_with_the_ledger_closed() {
 }
 
 #[test]
-#[ignore = "the full scene takes minutes: cargo test --test polyhedra -- --ignored"]
+#[ignore = "the full scene takes 10-30 minutes: cargo test --test polyhedra -- --ignored"]
 fn the_full_rocks_scene_comes_to_rest() {
     let (peak, kinetic, drift) = settle(sim_from_file("scenes/rocks.ron"));
     assert!(kinetic < 1e-6 * peak && drift.abs() < 0.01);
