@@ -3,6 +3,7 @@
 
 use dem_core::particles::Shape;
 use dem_core::Simulation;
+use dem_verification::polyhedra::floor_mesh;
 use dem_verification::sim_from_text;
 
 /// The axis-aligned box `[lo, hi]` as a `Polyhedron` body of material "steel" (RON).
@@ -92,27 +93,6 @@ fn a_sphere_resting_on_a_cube_on_a_wall() {
     assert!(p.x.hypot(p.y) < 1e-12, "the sphere moved sideways: {p:?}");
 }
 
-/// A flat floor mesh `z = 0` of `squares` unit-wide squares side by side along x (from
-/// `x = -squares / 2`), `-1 <= y <= 1`, each split into two triangles along a diagonal;
-/// written to `target/test-meshes/NAME.obj`, as a `Mesh` body (RON).
-fn floor_mesh(name: &str, squares: usize) -> String {
-    let x0 = -(squares as f64) / 2.0;
-    let mut vertices = Vec::new();
-    for i in 0..=squares {
-        let x = x0 + i as f64;
-        vertices.push([x, -1.0, 0.0]);
-        vertices.push([x, 1.0, 0.0]);
-    }
-    let mut faces = Vec::new();
-    for i in 0..squares {
-        let (a, b, c, d) = (2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1);
-        faces.push([a, b, c]);
-        faces.push([a, c, d]);
-    }
-    let path = dem_verification::mesh::write_obj(name, &vertices, &faces);
-    format!("Mesh(file: \"{}\", material: \"steel\")", path.display())
-}
-
 const FLOOR_WALL: &str = "Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: \"steel\")";
 
 /// The cube `[-a/2, a/2]^2 x [0, a]` (a = 0.1 m, 1 kg) at rest on `floor` with the
@@ -167,7 +147,7 @@ fn a_cube_slides_across_facet_edges_without_snagging() {
     // Frictionless, resting at its static overlap, sliding along +x at 0.5 m/s over a
     // floor of four squares (eight triangles): it crosses two diagonals and the shared
     // edge x = 0. The facets push only along +z, so with k_n = kn_per_area * area the
-    // total force stays m g (the immersed areas add up to the cube's face) and the
+    // total force stays m g (the immersed volumes add up to the wall's) and the
     // horizontal velocity stays 0.5 m/s.
     let (a, v) = (0.1, 0.5);
     let overlap = 9.81 / (1e7 * a * a);

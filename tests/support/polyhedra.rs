@@ -45,3 +45,24 @@ pub fn flatness(sim: &Simulation, i: usize) -> f64 {
         .map(|f| -(sim.particles.ori[i] * f.normal.na()).z)
         .fold(f64::NEG_INFINITY, f64::max)
 }
+
+/// A flat floor mesh `z = 0` of `squares` unit-wide squares side by side along x (from
+/// `x = -squares / 2`), `-1 <= y <= 1`, each split into two triangles along a diagonal;
+/// written to `target/test-meshes/NAME.obj`, as a `Mesh` body (RON).
+pub fn floor_mesh(name: &str, squares: usize) -> String {
+    let x0 = -(squares as f64) / 2.0;
+    let mut vertices = Vec::new();
+    for i in 0..=squares {
+        let x = x0 + i as f64;
+        vertices.push([x, -1.0, 0.0]);
+        vertices.push([x, 1.0, 0.0]);
+    }
+    let mut faces = Vec::new();
+    for i in 0..squares {
+        let (a, b, c, d) = (2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1);
+        faces.push([a, b, c]);
+        faces.push([a, c, d]);
+    }
+    let path = crate::mesh::write_obj(name, &vertices, &faces);
+    format!("Mesh(file: \"{}\", material: \"steel\")", path.display())
+}

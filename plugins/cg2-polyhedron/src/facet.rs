@@ -6,16 +6,35 @@
 //! polyhedron), cut down to the triangle's column (the infinite prism over the triangle
 //! along its normal). The *immersed part* is the polyhedron clipped by the four planes of
 //! that region (the surface and the three edge planes; [`crate::clip`]). From it, as
-//! `Cg2_Wall_Polyhedron_L6Geom` does for a wall:
+//! `Cg2_Wall_Polyhedron_L6Geom` does for a wall (the depth-field potential of
+//! [`crate::potential`] with the surface as the only plane, shared code
+//! [`crate::potential::buoyancy`]): the immersed part, volume `V` (m^3), centroid `x̄`
+//! at depth `s̄` (m) below the surface, stores the Winkler energy `E = k V s̄` and is
+//! pushed by the force `k V` along the normal at `x̄`. The functor reports
 //! - normal: the facet normal, oriented towards the polyhedron's centroid (a facet is
 //!   two-sided);
-//! - gap: the height of the lowest vertex of the immersed part above the surface
-//!   (negative in overlap);
-//! - area: the area of the immersed part's face on the surface (the section of the
-//!   polyhedron by the surface, clipped to the triangle);
-//! - point: the centroid of the immersed part, projected on the surface (the point where
-//!   a pressure proportional to the local penetration acts; see `wall.rs` for why not the
-//!   section centroid).
+//! - gap: `-2 s̄` (m);
+//! - area: `V / (2 s̄)` (m^2);
+//! - point: `x̄` projected on the surface;
+//!
+//! so that a linear law with `kn_per_area` gives the force `k V` and stores `k V s̄`. For
+//! a face flat in the surface at depth `d` this is gap `-d` and area = the face's part
+//! over the triangle, as before; at a vertex or an edge the gap is no longer the lowest
+//! point nor the area the section (a cube's corner at depth `d`: force `k V`,
+//! `V = sqrt(3)/2 d^3`, where the lowest point and the section, `3 sqrt(3)/2 d^2`, gave
+//! `3 k V`).
+//!
+//! **Shared edges.** The column clip splits the immersed volume between the facets of a
+//! mesh: over a flat mesh the columns tile the half-space, so the `V_i`, the energies
+//! `V_i s̄_i` and the moments `V_i x̄_i` of the facets under a body add up to the wall's
+//! `V`, `V s̄` and `V x̄`: the total force, moment and stored energy are the wall's, and
+//! the total force is the gradient of the total energy. A single term is not the gradient
+//! of its own energy: moving the body sideways moves volume through the edge planes,
+//! which changes `V_i s̄_i` with no force in the term (the pressure `k s` on the body's
+//! section by an edge plane); the neighbour's term has the same pressure with the
+//! opposite sign, so the two cancel exactly (unit test
+//! `a_cube_corner_on_a_shared_edge_splits_the_wall_term`, and the ledger of a cube dropped
+//! on a shared edge in `tests/polyhedra_energy.rs`).
 //!
 //! Without an immersed part the gap is the GJK distance (`dem_api::convex::gjk_distance`)
 //! from the polyhedron to the column (a prism from the surface down below the body), 0
@@ -40,17 +59,29 @@
 //!
 //! **Limits.** The facet always pushes along its normal: a polyhedron hitting a boundary
 //! edge of a mesh from the side is pushed out through the surface, not sideways (edges
-//! and vertices of the mesh are not rounded). Each facet under a body gives its own
-//! contact: with a constant stiffness a body resting on `N` facets sinks by a factor `N`
-//! less than on a wall (use `kn_per_area`, or contact sparsification). Within the
-//! interaction distance but apart, the normal stays the facet's, whatever the direction
-//! of the closest points.
+//! and vertices of the mesh are not rounded). At a **boundary edge** (no neighbour) the
+//! edge-plane pressure has no partner: a body overhanging the edge gains or loses energy
+//! `k ∫ s dA` (over its section by the edge plane) per unit of sideways motion that no
+//! force accounts for, so the ledger is not closed while a body straddles a boundary
+//! edge (the error is of the order of that energy, `k V s̄` of the part crossing the
+//! edge). At an edge between **non-flat** facets the columns (perpendicular to their own
+//! triangles) do not share the edge plane: behind a ridge (convex edge) they overlap and
+//! a wedge is counted twice, behind a valley (concave edge) they leave a wedge uncounted
+//! (a part behind both surfaces but in neither column), and the two edge-plane
+//! pressures neither lie in one plane nor cancel; the sum is then the gradient of no
+//! energy, with an error that grows with the angle between the facets and the depth (a
+//! mesh of a curved surface with small angles is nearly flat). Each facet under a body
+//! gives its own contact: with a constant stiffness a body resting on `N` facets sinks
+//! by a factor `N` less than on a wall (use `kn_per_area`, or contact sparsification).
+//! Within the interaction distance but apart, the normal stays the facet's, whatever the
+//! direction of the closest points.
 //!
 //! `radius1` is infinite (the facet is flat: the core takes the branch from the mesh's
 //! reference point), `radius2` the polyhedron's volume-equivalent radius.
 
-use crate::clip::{area, clip, Side};
+use crate::clip::clip;
 use crate::epsilon;
+use crate::potential::buoyancy;
 use dem_api::convex::{gjk_distance, Polyhedron};
 use dem_api::nalgebra::{Point3, Vector3};
 use dem_api::sdk::{Geometry, Param};
@@ -76,10 +107,11 @@ impl Geometry for FacetPolyhedron {
     const SHAPES: [ShapeKind; 2] = [ShapeKind::FACET, ShapeKind::POLYHEDRON];
     const DESCRIPTION: &'static str = "Mesh triangle and convex polyhedron: the facet as \
         the wall of its triangle (the half-space behind its surface, cut to the triangle's \
-        column); the polyhedron's part in it (clipped by those planes) gives gap = its \
-        lowest point, area = its face on the surface, point = its centroid projected on the \
-        surface; normal = facet normal towards the polyhedron. radius2 is the polyhedron's \
-        volume-equivalent radius.";
+        column); the polyhedron's part in it (clipped by those planes; volume V, centroid \
+        depth s) gives the Winkler (buoyancy) potential: gap = -2 s, area = V / 2 s, point \
+        = its centroid projected on the surface (energy-consistent with kn_per_area, summed \
+        over a flat mesh); normal = facet normal towards the polyhedron. radius2 is the \
+        polyhedron's volume-equivalent radius.";
     const PARAMS: &'static [Param] = &[epsilon::PARAM];
 
     fn new(p: FacetParams) -> Result<Self, String> {
@@ -142,26 +174,14 @@ impl Geometry for FacetPolyhedron {
             weight: 1.0,
         };
         let part = clip(&poly, &column_planes(&v, &n, &top));
-        if let Some((_, c)) = part.volume_centroid() {
-            let gap = part
-                .polygons
-                .iter()
-                .flat_map(|(_, p)| p.iter())
-                .map(height)
-                .fold(f64::INFINITY, f64::min)
-                .min(0.0);
+        let term = part
+            .volume_centroid()
+            .and_then(|(vol, c)| buoyancy(vol, &c.coords, &n, &top));
+        if let Some((point, gap, area)) = term {
             if gap >= distance {
                 return Ok(None);
             }
-            // Plane 0 is the surface (see `column_planes`).
-            let area: f64 = part
-                .polygons
-                .iter()
-                .filter(|(s, _)| *s == Side::Plane(0))
-                .map(|(_, p)| area(p))
-                .sum();
-            let c = c.coords;
-            return Ok(Some(raw(c - n * height(&c), gap, area)));
+            return Ok(Some(raw(point.coords, gap, area)));
         }
         // Nothing of the body inside the column behind the surface: apart, or touching.
         let r = shape.bounding_radius;
@@ -238,11 +258,18 @@ mod tests {
 
     /// The facet (0,0,0), (2,0,0), (0,2,0) with half-thickness `h`, alone.
     fn facet(h: f64) -> FacetShape {
-        let v = [
-            Vec3::new(0.0, 0.0, 0.0),
-            Vec3::new(2.0, 0.0, 0.0),
-            Vec3::new(0.0, 2.0, 0.0),
-        ];
+        triangle(
+            [
+                Vec3::new(0.0, 0.0, 0.0),
+                Vec3::new(2.0, 0.0, 0.0),
+                Vec3::new(0.0, 2.0, 0.0),
+            ],
+            h,
+        )
+    }
+
+    /// The facet `v` in the plane z = 0 (normal +z) with half-thickness `h`.
+    fn triangle(v: [Vec3; 3], h: f64) -> FacetShape {
         // SAFETY: no fans.
         unsafe {
             FacetShape::new(
@@ -349,13 +376,18 @@ mod tests {
     }
 
     #[test]
-    fn a_sliver_in_the_column_has_its_exact_area() {
+    fn a_sliver_in_the_column_has_its_exact_volume() {
         // Cube x in [-1 + 1e-7, 1e-7], y in [0, 1], bottom 0.1 deep: 1e-7 m of it is over
-        // the triangle (x >= 0), however thin (no epsilon band).
+        // the triangle (x >= 0), however thin (no epsilon band): V = 1e-8 m^3, centroid
+        // 0.05 deep (gap -0.1, area 1e-7). The cube's corners at x = 1e-7 and the clipped
+        // points at x = 0 carry the round-off of unit coordinates, ~1e-16 m, i.e. 1e-9 of
+        // the sliver's width: V to 1e-16 m^3 (the round-off of the unit cube's volume
+        // cut to 0.1 m deep) and the centroid depth, a ratio of such sums, to 1e-11 m.
         let x = v(-0.5 + 1e-7, 0.5, 0.4);
         let g = geom(&facet(0.0), v(0., 0., 0.), id(), x, id(), 0.0).unwrap();
-        assert!((g.area - 1e-7).abs() < 1e-16, "{g:?}");
-        assert!((g.gap + 0.1).abs() < 1e-12);
+        let (vol, _, _) = winkler(&g);
+        assert!((vol - 1e-8).abs() < 1e-16, "{g:?}");
+        assert!((g.gap + 0.1).abs() < 1e-11, "{g:?}");
         assert!((g.point.na() - v(0.5e-7, 0.5, 0.0)).norm() < 1e-12, "{g:?}");
     }
 
@@ -384,5 +416,80 @@ mod tests {
             assert!((g1.normal.na() - rot * g0.normal.na()).norm() < 1e-12);
             assert!((g1.point.na() - (rot * g0.point.na() + shift)).norm() < 1e-12);
         }
+    }
+
+    /// Volume `V` (m^3), energy per unit stiffness `V s̄` (m^4) and moment `V x̄` (m^4)
+    /// of a reported term: `V = -area gap`, `s̄ = -gap / 2`.
+    fn winkler(g: &RawGeom) -> (f64, f64, Vector3<f64>) {
+        let vol = -g.area * g.gap;
+        (vol, -0.5 * vol * g.gap, vol * g.point.na())
+    }
+
+    #[test]
+    fn a_cube_corner_on_a_shared_edge_splits_the_wall_term() {
+        // A unit cube, a corner straight down at depth d on the diagonal x + y = 2 shared
+        // by the facets below and above it, turned about z so that no cube edge lies in
+        // the edge plane. Under a wall the corner's immersed tetrahedron (three
+        // right-angled faces) has V = sqrt(3)/2 d^3 and its centroid d/4 deep, on the
+        // vertical through the corner; the two column terms must add up to that force,
+        // that energy and that moment.
+        let lower = facet(0.0);
+        let upper = triangle(
+            [
+                Vec3::new(2.0, 0.0, 0.0),
+                Vec3::new(2.0, 2.0, 0.0),
+                Vec3::new(0.0, 2.0, 0.0),
+            ],
+            0.0,
+        );
+        let rot = UnitQuaternion::rotation_between(&v(-1., -1., -1.), &v(0., 0., -1.)).unwrap();
+        let rot = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), 0.3) * rot;
+        let d = 0.05;
+        let tip = v(0.9, 1.1, -d);
+        let x = tip - rot * v(-0.5, -0.5, -0.5);
+        let (mut vol, mut e, mut m) = (0.0, 0.0, Vector3::zeros());
+        for f in [&lower, &upper] {
+            let g = geom(f, v(0., 0., 0.), id(), x, rot, 0.0).unwrap();
+            assert_eq!(*g.normal.na(), v(0., 0., 1.));
+            assert!(g.point.na().z.abs() < 1e-15, "{g:?}");
+            let (dv, de, dm) = winkler(&g);
+            assert!(dv > 0.05 * d.powi(3), "both facets carry a share: {g:?}");
+            vol += dv;
+            e += de;
+            m += dm;
+        }
+        let v0 = 3f64.sqrt() / 2.0 * d.powi(3);
+        assert!((vol / v0 - 1.0).abs() < 1e-9, "{vol} vs {v0}");
+        assert!((e / (v0 * d / 4.0) - 1.0).abs() < 1e-9, "{e}");
+        let mx = v0 * v(tip.x, tip.y, 0.0);
+        assert!((m - mx).norm() < 1e-9 * mx.norm(), "{m:?} vs {mx:?}");
+    }
+
+    #[test]
+    fn a_tilted_cube_gets_the_winkler_term_of_its_immersed_part() {
+        // Unit cube turned by 30 degrees about y, its lowest edge d = 0.1 deep, well
+        // inside the triangle: the immersed part is a prism of length 1 (along y) whose
+        // section is a right triangle with legs d / cos 30 and d / sin 30 (hypotenuse on
+        // the surface, area A = d^2 / (2 sin 30 cos 30)), centroid d/3 deep: the term is
+        // the wall's Winkler term, gap = -2 d/3, area = V / (2 d/3) (not the lowest point
+        // and the face on the surface).
+        let q = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), 30f64.to_radians());
+        let d = 0.1;
+        let low = (0..8)
+            .map(|k| {
+                let c = v(
+                    if k & 1 == 0 { -0.5 } else { 0.5 },
+                    if k & 2 == 0 { -0.5 } else { 0.5 },
+                    if k & 4 == 0 { -0.5 } else { 0.5 },
+                );
+                (q * c).z
+            })
+            .fold(f64::INFINITY, f64::min);
+        let x = v(0.5, 0.55, -low - d);
+        let g = geom(&facet(0.0), v(0., 0., 0.), id(), x, q, 0.0).unwrap();
+        let (s, c) = (30f64.to_radians().sin(), 30f64.to_radians().cos());
+        let vol = d * d / (2.0 * s * c);
+        assert!((g.gap + 2.0 * d / 3.0).abs() < 1e-12, "{g:?}");
+        assert!((g.area - vol / (2.0 * d / 3.0)).abs() < 1e-12, "{g:?}");
     }
 }

@@ -76,6 +76,33 @@ pub fn volume_centroid(poly: &Polyhedron, o: &Vector3<f64>) -> (f64, Vector3<f64
     (vol, o + moment / vol)
 }
 
+/// The Winkler (buoyancy) term of a part of a body behind a plane, handed to the law as
+/// the wall functors report it: the part has volume `vol` (m^3) and centroid `centroid`
+/// (m, world frame); the plane passes through `origin` (m) with unit normal `n` pointing
+/// out of the half-space (towards the body). With `s̄ = n · (origin - centroid)` (m) the
+/// centroid's depth, the stored energy per unit stiffness is `e = vol s̄` (m^4) and the
+/// force `vol` (m^3) along `n` at the centroid; returns `(point, gap, area)`:
+/// `point` the centroid projected on the plane (m), `gap = -2 s̄` (m) and
+/// `area = vol / (2 s̄)` (m^2), so that a linear law with `kn_per_area` gives the force
+/// `k vol` and stores `k vol s̄` (the `f`, `e` mapping of [`potential_contact`] with
+/// `f = vol`). `None` when the part has no volume or no depth.
+pub fn buoyancy(
+    vol: f64,
+    centroid: &Vector3<f64>,
+    n: &Vector3<f64>,
+    origin: &Vector3<f64>,
+) -> Option<(Point3<f64>, f64, f64)> {
+    let depth = n.dot(&(origin - centroid));
+    if vol.is_nan() || vol <= 0.0 || depth.is_nan() || depth <= 0.0 {
+        return None;
+    }
+    Some((
+        Point3::from(centroid + n * depth),
+        -2.0 * depth,
+        vol / (2.0 * depth),
+    ))
+}
+
 /// The potential contact of A and B from their intersection `inter` (non-empty interior).
 /// `None` when the overlap has no volume or no depth (touching).
 pub fn potential_contact(

@@ -27,6 +27,7 @@
 //! nearest vertices projected on the plane, the gap the smallest signed vertex distance
 //! and the area 0.
 
+use crate::potential::buoyancy;
 use crate::section::immersed;
 use dem_api::nalgebra::{Point3, Vector3};
 use dem_api::sdk::{Geometry, Param};
@@ -83,15 +84,9 @@ impl Geometry for WallPolyhedron {
             return None;
         }
         let behind = immersed(&poly, &s, &(body.pos.na() - n * side * sense));
-        let (area, point, gap) = match behind {
-            Some((vol, c)) if n.dot(&(c.coords - origin)) < 0.0 => {
-                let depth = -n.dot(&(c.coords - origin));
-                (
-                    vol / (2.0 * depth),
-                    Point3::from(c.coords + n * depth),
-                    -2.0 * depth,
-                )
-            }
+        let term = behind.and_then(|(vol, c)| buoyancy(vol, &c.coords, &n, origin));
+        let (area, point, gap) = match term {
+            Some((point, gap, area)) => (area, point, gap),
             _ => {
                 let tol = 1e-9 * shape.bounding_radius;
                 let near: Vec<&Point3<f64>> = poly
