@@ -82,7 +82,12 @@ impl Integrator {
     /// damping come from the contacts). Particles are processed in fixed chunks in
     /// parallel; the energies are summed per chunk and then in chunk order, so that the
     /// result does not depend on the number of threads.
-    pub fn step(&self, p: &mut Particles, ledger: &mut Ledger) {
+    ///
+    /// Returns false when a new position, velocity or angular velocity may be non-finite
+    /// (their sum is not finite: a huge finite state can give a false alarm, never a
+    /// miss), for the caller to look for the particle.
+    #[must_use]
+    pub fn step(&self, p: &mut Particles, ledger: &mut Ledger) -> bool {
         let n = p.len();
         let (mass, inertia, force, torque, blocked) = (
             &p.mass[..n],
@@ -96,6 +101,7 @@ impl Integrator {
             .zip(p.vel[..n].par_chunks_mut(CHUNK))
             .zip(p.ori[..n].par_chunks_mut(CHUNK))
             .zip(p.angvel[..n].par_chunks_mut(CHUNK))
+            .with_min_len(crate::parallel::run_len(n.div_ceil(CHUNK)))
             .enumerate()
             .map(|(k, (((pos, vel), ori), angvel))| {
                 let r = k * CHUNK..(k * CHUNK + pos.len());
@@ -115,6 +121,7 @@ impl Integrator {
             .collect();
         let mut e = Energies::default();
         for x in &sums {
+            e.probe += x.probe;
             e.kinetic += x.kinetic;
             e.rotational += x.rotational;
             e.potential += x.potential;
@@ -126,6 +133,7 @@ impl Integrator {
         ledger.potential = e.potential;
         ledger.nonviscous += e.nonviscous;
         ledger.boundary_work += e.boundary_work;
+        e.probe.is_finite()
     }
 
     /// One chunk of [`Integrator::step`]; returns its energies (the non-viscous and
@@ -162,6 +170,7 @@ impl Integrator {
                 if w1 != Vector3::zeros() {
                     c.ori[i] = exp_map(&(w1 * dt)) * c.ori[i];
                 }
+                e.probe += (c.pos[i] + v1 + w1).sum();
                 continue;
             }
             for k in 0..3 {
@@ -194,6 +203,7 @@ impl Integrator {
                 e.rotational += r.kinetic;
                 e.nonviscous += r.nonviscous;
                 e.boundary_work += r.boundary_work;
+                e.probe += (c.pos[i] + c.vel[i] + c.angvel[i]).sum();
                 continue;
             }
             for k in 0..3 {
@@ -217,6 +227,7 @@ impl Integrator {
             if w != Vector3::zeros() {
                 c.ori[i] = exp_map(&(w * dt)) * c.ori[i];
             }
+            e.probe += (c.pos[i] + v + w).sum();
         }
         e
     }
@@ -246,6 +257,9 @@ struct Energies {
     potential: f64,
     nonviscous: f64,
     boundary_work: f64,
+    /// Sum of every new position, velocity and angular velocity component: not finite
+    /// when one of them is not.
+    probe: f64,
 }
 
 #[cfg(test)]

@@ -96,6 +96,7 @@ pub struct L6State {
     pub area: f64,
 }
 
+#[inline]
 fn branch(
     raw: &RawGeom,
     body: &BodyKin,
@@ -111,6 +112,7 @@ fn branch(
     }
 }
 
+#[inline]
 fn relative_velocity(
     raw: &RawGeom,
     b1: &BodyKin,

@@ -21,6 +21,7 @@ pub mod l6geom;
 pub mod law_tester;
 pub mod mesh;
 pub mod motion;
+pub mod parallel;
 pub mod particles;
 pub mod plugins;
 pub mod rotation;

@@ -268,8 +268,9 @@ impl Simulation {
         for g in &self.motions {
             g.set_velocities(p, self.time, dt);
         }
-        self.integrator.step(p, &mut self.ledger);
-        self.check_finite()?;
+        if !self.integrator.step(p, &mut self.ledger) {
+            self.check_finite()?;
+        }
         self.step += 1;
         self.time = self.step as f64 * dt;
         for g in &self.motions {

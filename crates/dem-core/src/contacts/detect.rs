@@ -23,12 +23,22 @@ fn may_touch(p: &Particles, s: &Slot, distance: f64) -> bool {
         .is_none_or(|g| g <= distance + 1e-9 * (g.abs() + distance.abs() + 1e-12))
 }
 
-/// Buffers of one worker, reused from chunk to chunk.
-#[derive(Default)]
+/// Buffers of one worker, reused from chunk to chunk (allocated full size: rayon makes
+/// new ones for each piece of work it splits off, every step).
 struct Scratch<'a> {
     asked: Vec<usize>,
     inputs: Vec<GeomInput<'a>>,
     out: Vec<RawGeom>,
+}
+
+impl Scratch<'_> {
+    fn new() -> Self {
+        Scratch {
+            asked: Vec::with_capacity(CHUNK),
+            inputs: Vec::with_capacity(CHUNK),
+            out: Vec::with_capacity(CHUNK),
+        }
+    }
 }
 
 /// The new contacts of this step: (slot index, geometry), in slot order, into `fresh`;
@@ -49,8 +59,9 @@ pub(super) fn detect(
         slots[g.clone()]
             .par_chunks(CHUNK)
             .zip(found[..chunks].par_iter_mut())
+            .with_min_len(crate::parallel::run_len(chunks))
             .enumerate()
-            .try_for_each_init(Scratch::default, |scratch, (k, (chunk, out))| {
+            .try_for_each_init(Scratch::new, |scratch, (k, (chunk, out))| {
                 out.clear();
                 detect_chunk(cx, chunk, g.start + k * CHUNK, scratch, out)
             })?;

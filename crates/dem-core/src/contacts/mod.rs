@@ -384,7 +384,13 @@ impl Contacts {
     pub fn process(&mut self, cx: &StepContext<'_>) -> Result<[f64; 2], DemError> {
         let mut clock = std::time::Instant::now();
         self.retire();
-        step::geometry(cx, &self.list, &mut self.raw)?;
+        // Without meshes nothing between here and the law pass needs the geometry of the
+        // live contacts: the law pass computes it chunk by chunk, while the chunk's
+        // contacts are in cache. The hand-over of mesh contacts needs it first.
+        let early = self.has_facets;
+        if early {
+            step::geometry(cx, &self.list, &mut self.raw)?;
+        }
         let mut fresh = std::mem::take(&mut self.fresh);
         detect::detect(cx, &self.slots, &self.groups, &mut self.found, &mut fresh)?;
         if self.has_facets {
@@ -418,10 +424,11 @@ impl Contacts {
         step::law(
             cx,
             &mut self.list,
-            &self.raw,
+            &mut self.raw,
             &mut self.state,
             self.stride,
             old,
+            !early,
         )?;
         Ok([geometry, crate::timing::lap(&mut clock)])
     }

@@ -6,6 +6,7 @@
 use super::{kin, Contact, StepContext, CHUNK};
 use crate::dispatch::{GeomEntry, LawEntry};
 use crate::error::DemError;
+use crate::parallel::run_len;
 use crate::particles::Particles;
 use abi_stable::std_types::RResult;
 use dem_api::{BodyView, GeomInput, LawInput, LawOutput, LawPair, Quat, RawGeom};
@@ -68,11 +69,12 @@ pub(super) fn check(
     pair: (u32, u32),
     g: &RawGeom,
 ) -> Result<(), DemError> {
-    let n = g.normal.na().norm();
+    // |n|^2 within 2e-9 of 1 is |n| within 1e-9 of 1 (to first order), without a root.
+    let n2 = g.normal.na().norm_squared();
     let valid = g.gap.is_finite()
         && g.point.is_finite()
-        && n.is_finite()
-        && (n - 1.0).abs() < 1e-9
+        && n2.is_finite()
+        && (n2 - 1.0).abs() < 2e-9
         && g.weight.is_finite()
         && g.weight != 0.0;
     if valid {
@@ -103,7 +105,6 @@ fn kinds<T>(items: &[T], key: impl Fn(&T) -> u16, out: &mut Vec<u16>) {
 }
 
 /// Buffers of one worker, reused from chunk to chunk.
-#[derive(Default)]
 struct Scratch<'a> {
     kinds: Vec<u16>,
     picked: Vec<usize>,
@@ -114,6 +115,23 @@ struct Scratch<'a> {
     outs: Vec<LawOutput>,
 }
 
+impl Scratch<'_> {
+    /// Buffers for a full chunk of a law with `stride` state values: rayon makes a new
+    /// one for each piece of work it splits off, every step, and growing them item by
+    /// item cost more than the law.
+    fn new(stride: usize) -> Self {
+        Scratch {
+            kinds: Vec::with_capacity(4),
+            picked: Vec::with_capacity(CHUNK),
+            inputs: Vec::with_capacity(CHUNK),
+            out: Vec::with_capacity(CHUNK),
+            law_inputs: Vec::with_capacity(CHUNK),
+            law_state: Vec::with_capacity(CHUNK * stride),
+            outs: Vec::with_capacity(CHUNK),
+        }
+    }
+}
+
 /// Geometry of every contact (all live at this point) into `raw`.
 pub(super) fn geometry(
     cx: &StepContext<'_>,
@@ -122,9 +140,11 @@ pub(super) fn geometry(
 ) -> Result<(), DemError> {
     list.par_chunks(CHUNK)
         .zip(raw.par_chunks_mut(CHUNK))
-        .try_for_each_init(Scratch::default, |scratch, (chunk, raw)| {
-            geometry_chunk(cx, chunk, raw, scratch)
-        })
+        .with_min_len(run_len(list.len().div_ceil(CHUNK)))
+        .try_for_each_init(
+            || Scratch::new(0),
+            |scratch, (chunk, raw)| geometry_chunk(cx, chunk, raw, scratch),
+        )
 }
 
 fn geometry_chunk<'a>(
@@ -154,12 +174,18 @@ fn geometry_chunk<'a>(
                 feature: u32::from(list[i].feature),
             }
         }));
-        scratch.out.clear();
-        scratch.out.resize(scratch.inputs.len(), RawGeom::default());
-        call_geometry(cx, geom, &scratch.inputs, &mut scratch.out, |k| {
+        let pair = |k: usize| {
             let c = &list[scratch.picked[k]];
             (c.a, c.b)
-        })?;
+        };
+        if scratch.picked.len() == list.len() {
+            // One functor for the whole chunk (the common case): straight into `raw`.
+            call_geometry(cx, geom, &scratch.inputs, raw, pair)?;
+            continue;
+        }
+        scratch.out.clear();
+        scratch.out.resize(scratch.inputs.len(), RawGeom::default());
+        call_geometry(cx, geom, &scratch.inputs, &mut scratch.out, pair)?;
         for (k, &i) in scratch.picked.iter().enumerate() {
             raw[i] = scratch.out[k];
         }
@@ -168,34 +194,46 @@ fn geometry_chunk<'a>(
 }
 
 /// Lifecycle, L6Geom and law of every contact, given their geometry `raw`; contacts at
-/// index `fresh` and beyond were created this step (their L6Geom is new).
-pub(super) fn law(
-    cx: &StepContext<'_>,
+/// index `fresh` and beyond were created this step (their L6Geom is new). With
+/// `geometry`, the geometry of the contacts before `fresh` is computed here first, chunk
+/// by chunk (else `raw` holds it already).
+pub(super) fn law<'a>(
+    cx: &StepContext<'a>,
     list: &mut [Contact],
-    raw: &[RawGeom],
+    raw: &mut [RawGeom],
     state: &mut [f64],
     stride: usize,
     fresh: usize,
+    geometry: bool,
 ) -> Result<(), DemError> {
-    let chunks = list.par_chunks_mut(CHUNK).zip(raw.par_chunks(CHUNK));
-    let run = |scratch: &mut Scratch<'_>, k: usize, chunk, raw, st: &mut [f64]| {
-        let fresh = fresh.saturating_sub(k * CHUNK);
+    let runs = run_len(list.len().div_ceil(CHUNK));
+    let chunks = list.par_chunks_mut(CHUNK).zip(raw.par_chunks_mut(CHUNK));
+    let run = |scratch: &mut Scratch<'a>,
+               k: usize,
+               chunk: &mut [Contact],
+               raw: &mut [RawGeom],
+               st: &mut [f64]| {
+        let fresh = fresh.saturating_sub(k * CHUNK).min(chunk.len());
+        if geometry && fresh > 0 {
+            geometry_chunk(cx, &chunk[..fresh], &mut raw[..fresh], scratch)?;
+        }
         law_chunk(cx, chunk, raw, st, stride, fresh, scratch)
     };
     if stride == 0 {
-        chunks
-            .enumerate()
-            .try_for_each_init(Scratch::default, |scratch, (k, (chunk, raw))| {
-                run(scratch, k, chunk, raw, &mut [])
-            })
+        chunks.enumerate().with_min_len(runs).try_for_each_init(
+            || Scratch::new(stride),
+            |scratch, (k, (chunk, raw))| run(scratch, k, chunk, raw, &mut []),
+        )
     } else {
         // Law state chunks line up with contact chunks.
         chunks
             .zip(state.par_chunks_mut(CHUNK * stride))
             .enumerate()
-            .try_for_each_init(Scratch::default, |scratch, (k, ((chunk, raw), st))| {
-                run(scratch, k, chunk, raw, st)
-            })
+            .with_min_len(runs)
+            .try_for_each_init(
+                || Scratch::new(stride),
+                |scratch, (k, ((chunk, raw), st))| run(scratch, k, chunk, raw, st),
+            )
     }
 }
 
@@ -291,19 +329,30 @@ fn run_law(
             is_last: c.ending as u32,
         }
     }));
-    scratch.law_state.clear();
-    for &i in &scratch.picked {
-        scratch
-            .law_state
-            .extend_from_slice(&state[i * stride..i * stride + n]);
+    // When the law takes every contact of the chunk and fills the whole stride, it works
+    // on the chunk's state in place (the common case); else on a gathered copy. (In place,
+    // a contact that ends has its state updated too: it is dropped next step anyway.)
+    let in_place = scratch.picked.len() == list.len() && n == stride;
+    if !in_place {
+        scratch.law_state.clear();
+        for &i in &scratch.picked {
+            scratch
+                .law_state
+                .extend_from_slice(&state[i * stride..i * stride + n]);
+        }
     }
     scratch.outs.clear();
     scratch
         .outs
         .resize(scratch.picked.len(), LawOutput::default());
+    let law_state = if in_place {
+        &mut state[..]
+    } else {
+        scratch.law_state.as_mut_slice()
+    };
     if let RResult::RErr(e) = law.law.law_batch(
         scratch.law_inputs.as_slice().into(),
-        scratch.law_state.as_mut_slice().into(),
+        law_state.into(),
         scratch.outs.as_mut_slice().into(),
     ) {
         let c = &list[scratch.picked[(e.index as usize).min(scratch.picked.len() - 1)]];
@@ -346,7 +395,10 @@ fn run_law(
             };
             continue;
         }
-        state[i * stride..i * stride + n].copy_from_slice(&scratch.law_state[k * n..(k + 1) * n]);
+        if !in_place {
+            state[i * stride..i * stride + n]
+                .copy_from_slice(&scratch.law_state[k * n..(k + 1) * n]);
+        }
         let tt = c.l6.frame.transpose();
         let f = tt * o.force.na() * w;
         let extra = tt * o.torque.na() * w;
