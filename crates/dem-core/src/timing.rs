@@ -9,9 +9,11 @@ use std::time::Instant;
 pub struct PhaseTimes {
     /// Broad phase: staleness check, candidate list and slot rebuilds, s.
     pub broad_phase: f64,
-    /// Geometry functors and the hand-over of mesh contacts, s.
+    /// Detection of new contacts (bounding test and geometry calls); in scenes with mesh
+    /// facets also the geometry of the live contacts and their hand-over, s.
     pub geometry: f64,
-    /// Lifecycle, L6Geom update and contact laws, s.
+    /// Geometry of the live contacts (scenes without mesh facets, where it is computed
+    /// chunk by chunk in this pass), lifecycle, L6Geom update and contact laws, s.
     pub law: f64,
     /// Gathering contact forces onto particles, s.
     pub gather: f64,
