@@ -9,6 +9,7 @@ use crate::facet_grid::{cell_of, cell_range, FacetGrid};
 use crate::particles::{Facet, Particles, Shape};
 use crate::scene::BroadPhase;
 use nalgebra::{UnitQuaternion, Vector3};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -60,6 +61,19 @@ struct Scratch(BoxIntersection);
 impl PartialEq for Scratch {
     fn eq(&self, _: &Scratch) -> bool {
         true
+    }
+}
+
+/// Particles per parallel chunk of the staleness test.
+const STALE_CHUNK: usize = 2048;
+
+/// Keeps in `best` the two largest values seen, largest first.
+fn top(best: &mut [f64; 2], d: f64) {
+    if d > best[0] {
+        best[1] = best[0];
+        best[0] = d;
+    } else if d > best[1] {
+        best[1] = d;
     }
 }
 
@@ -137,29 +151,43 @@ impl VerletList {
         if self.anchor.len() != p.len() {
             return true;
         }
-        // The two largest squared displacements: of the positions, and of the vertices for
-        // the facets, which may have turned.
-        let (mut d1, mut d2) = (0.0f64, 0.0f64);
-        let mut top = |d: f64| {
-            if d > d1 {
-                d2 = d1;
-                d1 = d;
-            } else if d > d2 {
-                d2 = d;
-            }
-        };
-        let mut facets = self.facet_ids.0.iter().peekable();
-        for (i, (x, x0)) in p.pos.iter().zip(&self.anchor).enumerate() {
-            if facets.next_if_eq(&&(i as u32)).is_none() {
-                top((x - x0).norm_squared());
-            }
-        }
-        for &f in &self.facet_ids.0 {
+        // The two largest squared displacements: of the positions (in parallel chunks;
+        // the two largest of a set do not depend on how it is split), and of the vertices
+        // for the facets, which may have turned.
+        let n = p.len();
+        let facets = &self.facet_ids.0;
+        let [d1, d2] = p.pos[..n]
+            .par_chunks(STALE_CHUNK)
+            .zip(self.anchor.par_chunks(STALE_CHUNK))
+            .enumerate()
+            .with_min_len(crate::parallel::run_len(n.div_ceil(STALE_CHUNK)))
+            .map(|(k, (pos, anchor))| {
+                let first = (k * STALE_CHUNK) as u32;
+                let start = facets.partition_point(|&f| f < first);
+                let mut facets = facets[start..].iter().peekable();
+                let mut best = [0.0; 2];
+                for (i, (x, x0)) in pos.iter().zip(anchor).enumerate() {
+                    if facets.next_if_eq(&&(first + i as u32)).is_none() {
+                        top(&mut best, (x - x0).norm_squared());
+                    }
+                }
+                best
+            })
+            .reduce(
+                || [0.0; 2],
+                |mut a, b| {
+                    top(&mut a, b[0]);
+                    top(&mut a, b[1]);
+                    a
+                },
+            );
+        let mut best = [d1, d2];
+        for &f in facets {
             let f = f as usize;
             let d = displacement(p, f, &self.anchor[f], &self.anchor_ori[f]);
-            top(d * d);
+            top(&mut best, d * d);
         }
-        d1.sqrt() + d2.sqrt() > self.skin
+        best[0].sqrt() + best[1].sqrt() > self.skin
     }
 
     /// Notes which particles are mesh facets (whose displacement [`Self::stale`] measures

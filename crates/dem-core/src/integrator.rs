@@ -65,16 +65,27 @@ pub(crate) fn exp_map(r: &Vector3<f64>) -> UnitQuaternion<f64> {
 }
 
 impl Integrator {
-    /// Sets forces to gravity and torques to zero (step 1 of the loop).
+    /// Sets forces to gravity and torques to zero (step 1 of the loop), in parallel
+    /// chunks.
     pub fn reset_forces(&self, p: &mut Particles) {
-        for i in 0..p.len() {
-            p.force[i] = if p.mass[i].is_finite() {
-                self.gravity * p.mass[i]
-            } else {
-                Vector3::zeros()
-            };
-            p.torque[i] = Vector3::zeros();
-        }
+        let n = p.len();
+        let mass = &p.mass[..n];
+        p.force[..n]
+            .par_chunks_mut(CHUNK)
+            .zip(p.torque[..n].par_chunks_mut(CHUNK))
+            .enumerate()
+            .with_min_len(crate::parallel::run_len(n.div_ceil(CHUNK)))
+            .for_each(|(k, (force, torque))| {
+                let mass = &mass[k * CHUNK..k * CHUNK + force.len()];
+                for ((f, &m), t) in force.iter_mut().zip(mass).zip(torque) {
+                    *f = if m.is_finite() {
+                        self.gravity * m
+                    } else {
+                        Vector3::zeros()
+                    };
+                    *t = Vector3::zeros();
+                }
+            });
     }
 
     /// Advances velocities and positions by one step and fills the ledger's kinetic,
