@@ -22,11 +22,13 @@
 //! step a contact ends, its law is called once more with `is_last` set: no force is applied
 //! from that call, only the dissipation of the final interval is booked.
 //!
-//! Each step (see [`Contacts::process`]): geometry of the live contacts and detection of
-//! new ones (in parallel chunks), the hand-over of contacts moving across a mesh, creation
-//! of the new contacts in slot order, then lifecycle, L6Geom and law of every contact (in
-//! parallel chunks, pure per contact); forces are gathered sequentially in contact order,
-//! so that the sums, and thus trajectories, do not depend on the number of threads.
+//! Each step (see [`Contacts::process`]): detection of new contacts (in parallel chunks),
+//! the hand-over of contacts moving across a mesh, creation of the new contacts in slot
+//! order, then geometry, lifecycle, L6Geom and law of every contact (in parallel chunks,
+//! pure per contact; in scenes with mesh facets the geometry of the live contacts is
+//! computed first, in a pass of its own, since the hand-over needs it); forces are
+//! gathered sequentially in contact order, so that the sums, and thus trajectories, do not
+//! depend on the number of threads.
 
 mod detect;
 mod rebuild;

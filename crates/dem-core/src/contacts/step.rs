@@ -1,7 +1,8 @@
 //! One step of the live contacts: their geometry calls (batched per functor), then
 //! lifecycle, L6Geom update, law call (batched per law) and the conversion of the law's
-//! output to global forces. Both passes run over chunks of the contact list in parallel;
-//! each contact is written only by the worker of its chunk.
+//! output to global forces. Geometry and law run in one pass over chunks of the contact
+//! list in parallel (two passes when the hand-over of mesh contacts needs the geometry
+//! between them); each contact is written only by the worker of its chunk.
 
 use super::{kin, Contact, StepContext, CHUNK};
 use crate::dispatch::{GeomEntry, LawEntry};
