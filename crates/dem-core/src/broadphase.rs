@@ -5,13 +5,13 @@
 //! is the largest displacement of its vertices, so rotating meshes are tracked).
 
 use crate::box_intersection::{Aabb, BoxIntersection};
-use crate::facet_grid::{cell_of, cell_range, FacetGrid};
+use crate::cell_bins::CellBins;
+use crate::facet_grid::{cell_range, FacetGrid};
 use crate::particles::{Facet, Particles, Shape};
 use crate::scene::BroadPhase;
 use nalgebra::{UnitQuaternion, Vector3};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 /// Candidate pairs and what is needed to know when they go stale (saved whole in a
 /// checkpoint: the next rebuild must happen at the same step as in an uninterrupted run).
@@ -35,9 +35,9 @@ pub struct VerletList {
     /// is a setting of the scene, not part of a checkpoint).
     #[serde(skip)]
     pub method: BroadPhase,
-    /// Scratch of the box intersection, kept between rebuilds.
+    /// Buffers of the grid and of the box intersection, kept between rebuilds.
     #[serde(skip)]
-    boxes: Scratch,
+    scratch: Scratch,
     /// The mesh facets (a cache of the particles' shapes, set at each rebuild and when
     /// a checkpoint is read).
     #[serde(skip)]
@@ -54,9 +54,13 @@ impl PartialEq for FacetIds {
     }
 }
 
-/// The box intersection's buffers: no part of the list's value (always equal).
+/// The grid's and the box intersection's buffers: no part of the list's value (always
+/// equal).
 #[derive(Clone, Debug, Default)]
-struct Scratch(BoxIntersection);
+struct Scratch {
+    bins: CellBins,
+    boxes: BoxIntersection,
+}
 
 impl PartialEq for Scratch {
     fn eq(&self, _: &Scratch) -> bool {
@@ -66,6 +70,9 @@ impl PartialEq for Scratch {
 
 /// Particles per parallel chunk of the staleness test.
 const STALE_CHUNK: usize = 2048;
+
+/// Particles per parallel chunk of the grid's pair search.
+const PAIR_CHUNK: usize = 512;
 
 /// Keeps in `best` the two largest values seen, largest first.
 fn top(best: &mut [f64; 2], d: f64) {
@@ -97,20 +104,31 @@ pub(crate) fn bound_gap(p: &Particles, a: usize, b: usize) -> Option<f64> {
                 (b, a)
             };
             let n = p.ori[wi] * w.normal.na();
-            let side = n.dot(&(p.pos[si] - p.pos[wi]));
-            let r = s.bounding_radius()?;
-            // A one-sided wall acts on everything behind it: treat that as overlap.
-            let d = if w.sense == 0 {
-                side.abs()
-            } else {
-                side * w.sense.signum() as f64
-            };
-            Some(d - r)
+            Some(wall_gap(
+                &n,
+                w.sense,
+                &p.pos[wi],
+                &p.pos[si],
+                s.bounding_radius()?,
+            ))
         }
         (sa, sb) => {
             Some((p.pos[a] - p.pos[b]).norm() - sa.bounding_radius()? - sb.bounding_radius()?)
         }
     }
+}
+
+/// Gap between a wall through `at` with global unit normal `n` (one-sided by `sense`, see
+/// `WallShape::sense`) and a sphere of radius `r` centred at `x`, m. A one-sided wall acts
+/// on everything behind it: that counts as overlap.
+fn wall_gap(n: &Vector3<f64>, sense: i32, at: &Vector3<f64>, x: &Vector3<f64>, r: f64) -> f64 {
+    let side = n.dot(&(x - at));
+    let d = if sense == 0 {
+        side.abs()
+    } else {
+        side * sense.signum() as f64
+    };
+    d - r
 }
 
 /// Distance from `x` to the bounding box of facet `i`, less its half-thickness, m
@@ -215,11 +233,9 @@ impl VerletList {
             .map(|&i| p.shape[i].bounding_radius().unwrap_or(0.0))
             .fold(0.0, f64::max);
         let cell = (2.0 * rmax + margin).max(f64::MIN_POSITIVE);
-        let key = |x: &Vector3<f64>| cell_of(x, cell);
-        let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
-        for &i in &bounded {
-            grid.entry(key(&p.pos[i])).or_default().push(i);
-        }
+        // Taken out of the list for the rebuild (so that `self` stays free) and put back.
+        let mut bins = std::mem::take(&mut self.scratch.bins);
+        bins.build(&bounded, &p.pos, cell);
         if self.method == BroadPhase::BoxIntersection {
             // Boxes grown by half the margin each: two overlap when their spheres are
             // within the margin along every axis; the exact test follows.
@@ -236,36 +252,43 @@ impl VerletList {
                 })
                 .collect();
             let mut found = Vec::new();
-            self.boxes.0.self_pairs(&boxes, &mut found);
+            self.scratch.boxes.self_pairs(&boxes, &mut found);
             pairs.extend(found.into_iter().filter(|&(a, b)| {
                 bound_gap(p, a as usize, b as usize).is_some_and(|g| g < margin)
             }));
         }
-        for &i in bounded.iter().filter(|_| self.method == BroadPhase::Grid) {
-            let c = key(&p.pos[i]);
-            for dx in -1..=1 {
-                for dy in -1..=1 {
-                    for dz in -1..=1 {
-                        let cell = [
-                            c[0].saturating_add(dx),
-                            c[1].saturating_add(dy),
-                            c[2].saturating_add(dz),
-                        ];
-                        let Some(members) = grid.get(&cell) else {
-                            continue;
-                        };
-                        for &j in members {
-                            if j > i && bound_gap(p, i, j).is_some_and(|g| g < margin) {
-                                pairs.push((i as u32, j as u32));
+        if self.method == BroadPhase::Grid {
+            // Each particle against the members of the buckets of the 27 cells around it,
+            // in parallel chunks, joined in chunk order.
+            let found: Vec<Vec<(u32, u32)>> = bounded
+                .par_chunks(PAIR_CHUNK)
+                .with_min_len(crate::parallel::run_len(bounded.len().div_ceil(PAIR_CHUNK)))
+                .map_init(Vec::new, |around, chunk| {
+                    let mut out = Vec::new();
+                    for &i in chunk {
+                        bins.buckets_around(&p.pos[i], around);
+                        for &b in around.iter() {
+                            for &j in bins.bucket(b) {
+                                let j = j as usize;
+                                if j > i && bound_gap(p, i, j).is_some_and(|g| g < margin) {
+                                    out.push((i as u32, j as u32));
+                                }
                             }
                         }
                     }
-                }
-            }
+                    out
+                })
+                .collect();
+            pairs.extend(found.into_iter().flatten());
         }
         for &w in &walls {
+            let Shape::Wall(wall) = &p.shape[w] else {
+                continue;
+            };
+            let n = p.ori[w] * wall.normal.na();
             for &i in &bounded {
-                if bound_gap(p, w, i).is_some_and(|g| g < margin) {
+                let r = p.shape[i].bounding_radius().unwrap_or(0.0);
+                if wall_gap(&n, wall.sense, &p.pos[w], &p.pos[i], r) < margin {
                     pairs.push((w.min(i) as u32, w.max(i) as u32));
                 }
             }
@@ -308,17 +331,14 @@ impl VerletList {
                 bounded.iter().for_each(|&i| near(i));
                 continue;
             }
-            for x in lo[0]..=hi[0] {
-                for y in lo[1]..=hi[1] {
-                    for z in lo[2]..=hi[2] {
-                        for &i in grid.get(&[x, y, z]).into_iter().flatten() {
-                            near(i);
-                        }
-                    }
-                }
+            let mut buckets = Vec::new();
+            bins.buckets_in(lo, hi, &mut buckets);
+            for b in buckets {
+                bins.bucket(b).iter().for_each(|&i| near(i as usize));
             }
         }
-        pairs.sort_unstable();
+        self.scratch.bins = bins;
+        pairs.par_sort_unstable();
         self.pairs = pairs;
         self.anchor = p.pos.clone();
         self.anchor_ori = p.ori.clone();

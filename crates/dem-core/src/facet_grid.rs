@@ -68,6 +68,9 @@ impl FacetGrid {
 
     /// Facets listed in the cell of point `x`.
     pub fn near(&self, x: &Vector3<f64>) -> &[u32] {
+        if self.map.is_empty() {
+            return &[];
+        }
         self.map
             .get(&cell_of(x, self.cell))
             .map_or(&[], |v| v.as_slice())
