@@ -116,13 +116,12 @@ typedef struct L6Geom {
   /**
    * Relative displacement of body 2 with respect to body 1 at the contact, local frame,
    * m. `u.x` is the normal gap (evaluated directly, negative in overlap); `u.y`, `u.z`
-   * are integrated tangential displacements since contact onset, minus `u0`.
+   * are integrated tangential displacements since contact onset.
    */
   struct Vec3 u;
   /**
    * Relative rotation of body 2 with respect to body 1, local frame, rad: `phi.x` is
-   * twist about the normal, `phi.y`, `phi.z` are bending. Integrated since onset, minus
-   * `phi0`.
+   * twist about the normal, `phi.y`, `phi.z` are bending. Integrated since onset.
    */
   struct Vec3 phi;
   /**

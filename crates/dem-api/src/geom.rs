@@ -53,11 +53,10 @@ pub struct L6Geom {
     pub point: Vec3,
     /// Relative displacement of body 2 with respect to body 1 at the contact, local frame,
     /// m. `u.x` is the normal gap (evaluated directly, negative in overlap); `u.y`, `u.z`
-    /// are integrated tangential displacements since contact onset, minus `u0`.
+    /// are integrated tangential displacements since contact onset.
     pub u: Vec3,
     /// Relative rotation of body 2 with respect to body 1, local frame, rad: `phi.x` is
-    /// twist about the normal, `phi.y`, `phi.z` are bending. Integrated since onset, minus
-    /// `phi0`.
+    /// twist about the normal, `phi.y`, `phi.z` are bending. Integrated since onset.
     pub phi: Vec3,
     /// Rate of `u` at t - dt/2, local frame (mid-step frame), m/s. The normal component is
     /// the approach rate (negative when closing).

@@ -39,8 +39,9 @@ use std::path::{Path, PathBuf};
 pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// Version of the data layout; a checkpoint of another version is refused. 2: meshes
 /// (facets saved by mesh, mesh loads in the run record). 3: contact terms (a contact is
-/// keyed by its term as well as its pair).
-pub const FORMAT_VERSION: u32 = 3;
+/// keyed by its term as well as its pair). 4: the L6Geom state without the shifted
+/// origins `u0`, `phi0` (always zero).
+pub const FORMAT_VERSION: u32 = 4;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 

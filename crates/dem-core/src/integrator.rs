@@ -58,10 +58,30 @@ pub(crate) fn exp_map(r: &Vector3<f64>) -> UnitQuaternion<f64> {
     if h2 >= 4e-4 {
         return UnitQuaternion::from_scaled_axis(*r);
     }
-    let c = 1.0 - h2 * (0.5 - h2 * (1.0 / 24.0 - h2 / 720.0));
+    // Coefficients as products (a division by a constant that is not a power of two
+    // stays a division).
+    let c = 1.0 - h2 * (0.5 - h2 * (1.0 / 24.0 - h2 * (1.0 / 720.0)));
     // sin(h) / |r| with h = |r| / 2.
-    let s = 0.5 * (1.0 - h2 * (1.0 / 6.0 - h2 * (1.0 / 120.0 - h2 / 5040.0)));
+    let s = 0.5 * (1.0 - h2 * (1.0 / 6.0 - h2 * (1.0 / 120.0 - h2 * (1.0 / 5040.0))));
     UnitQuaternion::new_unchecked(Quaternion::new(c, r.x * s, r.y * s, r.z * s))
+}
+
+/// Sets each force to the particle's weight in `gravity` (zero for an infinite mass) and
+/// each torque to zero.
+pub(crate) fn weigh(
+    gravity: &Vector3<f64>,
+    mass: &[f64],
+    force: &mut [Vector3<f64>],
+    torque: &mut [Vector3<f64>],
+) {
+    for ((f, &m), t) in force.iter_mut().zip(mass).zip(torque) {
+        *f = if m.is_finite() {
+            gravity * m
+        } else {
+            Vector3::zeros()
+        };
+        *t = Vector3::zeros();
+    }
 }
 
 impl Integrator {
@@ -77,14 +97,7 @@ impl Integrator {
             .with_min_len(crate::parallel::run_len(n.div_ceil(CHUNK)))
             .for_each(|(k, (force, torque))| {
                 let mass = &mass[k * CHUNK..k * CHUNK + force.len()];
-                for ((f, &m), t) in force.iter_mut().zip(mass).zip(torque) {
-                    *f = if m.is_finite() {
-                        self.gravity * m
-                    } else {
-                        Vector3::zeros()
-                    };
-                    *t = Vector3::zeros();
-                }
+                weigh(&self.gravity, mass, force, torque);
             });
     }
 

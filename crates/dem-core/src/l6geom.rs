@@ -17,8 +17,6 @@
 //!    `u += u_dot dt` for the tangential part, `u_x = gap` (direct);
 //!    `phi_dot = T_mid (w2 - w1)`, `phi += phi_dot dt`.
 //!
-//! Laws see `u - u0` and `phi - phi0`: the shifted origins are set at onset (zero here).
-//!
 //! At onset (contact creation) the frame is built deterministically: local `x = n`, local
 //! `y = n x e_y` if `|n_y| < |n_z|`, else `n x e_z`, orthonormalised; `z = x x y`. The rates
 //! at onset are evaluated directly from the body velocities (not left at zero).
@@ -72,7 +70,7 @@ pub struct BodyKin {
 }
 
 /// Per-contact tracked geometry.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct L6State {
     /// Global-to-local rotation; row 0 is the normal.
     pub frame: Matrix3<f64>,
@@ -82,10 +80,6 @@ pub struct L6State {
     pub u: Vector3<f64>,
     /// Relative rotation, rad.
     pub phi: Vector3<f64>,
-    /// Shifted origin of `u`, m.
-    pub u0: Vector3<f64>,
-    /// Shifted origin of `phi`, rad.
-    pub phi0: Vector3<f64>,
     /// Rate of `u` at t - dt/2, m/s.
     pub u_dot: Vector3<f64>,
     /// Rate of `phi` at t - dt/2, rad/s.
@@ -94,6 +88,27 @@ pub struct L6State {
     pub lens: [f64; 2],
     /// Contact area, m^2.
     pub area: f64,
+    /// The unit quaternion of `frame` as the next update's half-way rotation needs it,
+    /// kept from this update so that it is extracted once per step, not twice; zero when
+    /// not known (a state built by hand or read from a checkpoint), and then extracted.
+    /// Always `quaternion(frame)` when set, so that results do not depend on it.
+    #[serde(skip)]
+    frame_quat: [f64; 4],
+}
+
+/// Equal tracked geometry (the cached quaternion of the frame is not compared: it is a
+/// function of the frame).
+impl PartialEq for L6State {
+    fn eq(&self, o: &Self) -> bool {
+        self.frame == o.frame
+            && self.point == o.point
+            && self.u == o.u
+            && self.phi == o.phi
+            && self.u_dot == o.u_dot
+            && self.phi_dot == o.phi_dot
+            && self.lens == o.lens
+            && self.area == o.area
+    }
 }
 
 #[inline]
@@ -150,12 +165,21 @@ impl L6State {
             point: *raw.point.na(),
             u: Vector3::new(raw.gap, 0.0, 0.0),
             phi: Vector3::zeros(),
-            u0: Vector3::zeros(),
-            phi0: Vector3::zeros(),
             u_dot: frame * v_r,
             phi_dot: frame * (b2.angvel - b1.angvel),
             lens: [raw.radius1, raw.radius2],
             area: raw.area,
+            frame_quat: [0.0; 4],
+        }
+    }
+
+    /// The unit quaternion of `frame` (cached, or extracted).
+    fn frame_quaternion(&self) -> Quaternion<f64> {
+        let [w, i, j, k] = self.frame_quat;
+        if w == 0.0 && i == 0.0 && j == 0.0 && k == 0.0 {
+            quaternion(&self.frame)
+        } else {
+            Quaternion::new(w, i, j, k)
         }
     }
 
@@ -190,10 +214,11 @@ impl L6State {
         if !opt.no_renorm {
             frame = orthonormalize(&frame);
         }
+        let q = quaternion(&frame);
         let mid = if opt.no_mid_frame {
             prev
         } else {
-            slerp_half(&prev, &frame)
+            slerp_half(self.frame_quaternion(), q)
         };
 
         let mut u_dot = mid * v_t;
@@ -212,6 +237,7 @@ impl L6State {
         self.phi += self.phi_dot * dt;
         self.u_dot = u_dot;
         self.frame = frame;
+        self.frame_quat = [q.w, q.i, q.j, q.k];
         self.point = *raw.point.na();
         self.lens = [raw.radius1, raw.radius2];
         self.area = raw.area;
@@ -222,8 +248,8 @@ impl L6State {
         L6Geom {
             frame: self.frame.into(),
             point: self.point.into(),
-            u: (self.u - self.u0).into(),
-            phi: (self.phi - self.phi0).into(),
+            u: self.u.into(),
+            phi: self.phi.into(),
             u_dot: self.u_dot.into(),
             phi_dot: self.phi_dot.into(),
             lens: self.lens,
@@ -288,11 +314,10 @@ fn quaternion(m: &Matrix3<f64>) -> Quaternion<f64> {
     }
 }
 
-/// Spherical interpolation half-way between two rotations: for unit quaternions on the
-/// same hemisphere this is exactly `normalize(qa + qb)` (no acos near 1, no round-off
+/// Spherical interpolation half-way between two rotations given as unit quaternions: on
+/// the same hemisphere this is exactly `normalize(qa + qb)` (no acos near 1, no round-off
 /// growth for the tiny per-step rotations of a contact frame).
-fn slerp_half(a: &Matrix3<f64>, b: &Matrix3<f64>) -> Matrix3<f64> {
-    let (qa, mut qb) = (quaternion(a), quaternion(b));
+fn slerp_half(qa: Quaternion<f64>, mut qb: Quaternion<f64>) -> Matrix3<f64> {
     if qa.dot(&qb) < 0.0 {
         qb = -qb;
     }
@@ -355,7 +380,7 @@ mod tests {
             );
             let half = UnitQuaternion::from_scaled_axis((a.inverse() * b).scaled_axis() * 0.5);
             let expected = (a * half).to_rotation_matrix().into_inner();
-            let got = slerp_half(&ma, &mb);
+            let got = slerp_half(quaternion(&ma), quaternion(&mb));
             assert!(
                 (got - expected).amax() < 1e-14,
                 "{}",

@@ -235,7 +235,6 @@ impl Simulation {
     pub fn step(&mut self) -> Result<(), DemError> {
         let mut clock = Instant::now();
         let p = &mut self.particles;
-        self.integrator.reset_forces(p);
         if self.verlet.stale(p) {
             self.verlet.rebuild(p, self.reach, self.skin);
             self.contacts
@@ -257,7 +256,8 @@ impl Simulation {
         self.timing.geometry += geometry;
         self.timing.law += law;
         lap(&mut clock);
-        let totals = self.contacts.gather(p);
+        // Forces start from the weights there.
+        let totals = self.contacts.gather(p, &self.integrator.gravity);
         self.timing.gather += lap(&mut clock);
         self.contact_steps += totals.active as u64;
         self.live_contacts = totals.active;

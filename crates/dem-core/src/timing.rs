@@ -15,7 +15,7 @@ pub struct PhaseTimes {
     /// Geometry of the live contacts (scenes without mesh facets, where it is computed
     /// chunk by chunk in this pass), lifecycle, L6Geom update and contact laws, s.
     pub law: f64,
-    /// Gathering contact forces onto particles, s.
+    /// Setting forces to the weights and gathering contact forces onto particles, s.
     pub gather: f64,
     /// Integration, boundary motion and the finiteness check, s.
     pub integration: f64,

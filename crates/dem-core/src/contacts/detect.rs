@@ -41,33 +41,30 @@ impl Scratch<'_> {
     }
 }
 
-/// The new contacts of this step: (slot index, geometry), in slot order, into `fresh`;
-/// `found` holds one list per chunk of slots (buffers kept from step to step).
+/// The new contacts of this step: (slot index, geometry), in slot order, into `fresh`.
+/// `chunks` are runs of slots of one functor and law, all processed in one parallel loop;
+/// `found` holds one list per chunk (buffers kept from step to step).
 pub(super) fn detect(
     cx: &StepContext<'_>,
     slots: &[Slot],
-    groups: &[Range<usize>],
+    chunks: &[Range<usize>],
     found: &mut Vec<Vec<(u32, RawGeom)>>,
     fresh: &mut Vec<(u32, RawGeom)>,
 ) -> Result<(), DemError> {
     fresh.clear();
-    for g in groups {
-        let chunks = g.len().div_ceil(CHUNK);
-        if found.len() < chunks {
-            found.resize_with(chunks, Vec::new);
-        }
-        slots[g.clone()]
-            .par_chunks(CHUNK)
-            .zip(found[..chunks].par_iter_mut())
-            .with_min_len(crate::parallel::run_len(chunks))
-            .enumerate()
-            .try_for_each_init(Scratch::new, |scratch, (k, (chunk, out))| {
-                out.clear();
-                detect_chunk(cx, chunk, g.start + k * CHUNK, scratch, out)
-            })?;
-        for out in &found[..chunks] {
-            fresh.extend_from_slice(out);
-        }
+    if found.len() < chunks.len() {
+        found.resize_with(chunks.len(), Vec::new);
+    }
+    chunks
+        .par_iter()
+        .zip(found[..chunks.len()].par_iter_mut())
+        .with_min_len(crate::parallel::run_len(chunks.len()))
+        .try_for_each_init(Scratch::new, |scratch, (r, out)| {
+            out.clear();
+            detect_chunk(cx, &slots[r.clone()], r.start, scratch, out)
+        })?;
+    for out in &found[..chunks.len()] {
+        fresh.extend_from_slice(out);
     }
     Ok(())
 }

@@ -27,8 +27,9 @@
 //! order, then geometry, lifecycle, L6Geom and law of every contact (in parallel chunks,
 //! pure per contact; in scenes with mesh facets the geometry of the live contacts is
 //! computed first, in a pass of its own, since the hand-over needs it); forces are
-//! gathered sequentially in contact order, so that the sums, and thus trajectories, do not
-//! depend on the number of threads.
+//! gathered onto each particle in contact order (the particles split in ranges among the
+//! threads), so that the sums, and thus trajectories, do not depend on the number of
+//! threads.
 
 mod detect;
 mod rebuild;
@@ -40,6 +41,7 @@ use crate::l6geom::{BodyKin, L6Options, L6State};
 use crate::particles::Particles;
 use dem_api::{LawOutput, Material, Onset, RawGeom};
 use nalgebra::Vector3;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -169,17 +171,20 @@ pub struct StepContext<'a> {
 pub struct Contacts {
     /// The slots, sorted by key.
     pub slots: Vec<Slot>,
-    /// Runs of slots of one (functor, law).
-    groups: Vec<Range<usize>>,
+    /// Runs of at most `CHUNK` slots of one (functor, law): the detection's chunks.
+    chunks: Vec<Range<usize>>,
     /// The contacts, in processing order.
     list: Vec<Contact>,
     /// Law state, `stride` values per contact.
     state: Vec<f64>,
     stride: usize,
-    /// Geometry of the current step, one per contact.
+    /// Geometry of the current step, one per contact, in scenes with mesh facets (else
+    /// empty: the law pass computes it chunk by chunk).
     raw: Vec<RawGeom>,
     /// Does any slot involve a mesh facet (so that contacts may be handed over)?
     pub(crate) has_facets: bool,
+    /// What the law pass leaves for the gather.
+    gather: Gather,
     /// Buffers of the detection, kept from step to step.
     found: Vec<Vec<(u32, RawGeom)>>,
     fresh: Vec<(u32, RawGeom)>,
@@ -209,6 +214,16 @@ pub struct SavedContact {
     pub state: Vec<f64>,
 }
 
+/// What the law pass leaves for the gather.
+#[derive(Clone, Default)]
+struct Gather {
+    /// Totals, one per chunk of the contact list.
+    totals: Vec<ContactTotals>,
+    /// Body 1 and body 2 of each contact, `NONE` for one that applies no force: a compact
+    /// list for every thread of the gather to scan.
+    bodies: Vec<[u32; 2]>,
+}
+
 /// Events and energy of one step's contacts.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ContactTotals {
@@ -236,11 +251,15 @@ impl Contacts {
         std::mem::size_of::<Slot>()
     }
 
-    /// Bytes stored per contact: the contact, its law state and its geometry record.
+    /// Bytes stored per contact: the contact, its law state and, in scenes with mesh
+    /// facets, its geometry record.
     pub fn bytes_per_contact(&self) -> usize {
-        std::mem::size_of::<Contact>()
-            + self.stride * std::mem::size_of::<f64>()
-            + std::mem::size_of::<RawGeom>()
+        let raw = if self.has_facets {
+            std::mem::size_of::<RawGeom>()
+        } else {
+            0
+        };
+        std::mem::size_of::<Contact>() + self.stride * std::mem::size_of::<f64>() + raw
     }
 
     /// Number of live contacts.
@@ -300,6 +319,7 @@ impl Contacts {
             return Ok(c);
         }
         c.rebuild(pairs, p, d).map_err(|e| e.to_string())?;
+        c.reserve(saved.len());
         for s in saved {
             let key = (s.geom, s.law, s.a, s.b, s.feature);
             let i = c.slots.binary_search_by_key(&key, Slot::key).map_err(|_| {
@@ -332,6 +352,19 @@ impl Contacts {
         Ok(c)
     }
 
+    /// Room for `more` contacts. The buffers grow by an eighth at a time, not by
+    /// doubling: the contacts are most of the memory of a large run, and a doubled buffer
+    /// can be half empty at the peak.
+    fn reserve(&mut self, more: usize) {
+        let len = self.list.len();
+        if len + more <= self.list.capacity() {
+            return;
+        }
+        let extra = more.max(len / 8);
+        self.list.reserve_exact(extra);
+        self.state.reserve_exact(extra * self.stride);
+    }
+
     /// Appends a live contact for slot `i` (law state zero).
     fn push(&mut self, i: usize, l6: L6State, onset: Onset, new: bool) {
         let s = &mut self.slots[i];
@@ -354,7 +387,6 @@ impl Contacts {
             torque: [Vector3::zeros(); 2],
         });
         self.state.resize(self.list.len() * self.stride, 0.0);
-        self.raw.push(RawGeom::default());
     }
 
     /// Removes the contacts that ended in the last step: each is replaced by the last
@@ -370,7 +402,6 @@ impl Contacts {
                 s.contact = NONE;
             }
             self.list.swap_remove(k);
-            self.raw.swap_remove(k);
             if k != last {
                 self.state.copy_within(last * n..(last + 1) * n, k * n);
                 self.slots[self.list[k].slot as usize].contact = k as u32;
@@ -390,11 +421,13 @@ impl Contacts {
         // live contacts: the law pass computes it chunk by chunk, while the chunk's
         // contacts are in cache. The hand-over of mesh contacts needs it first.
         let early = self.has_facets;
+        self.raw.clear();
         if early {
+            self.raw.resize(self.list.len(), RawGeom::default());
             step::geometry(cx, &self.list, &mut self.raw)?;
         }
         let mut fresh = std::mem::take(&mut self.fresh);
-        detect::detect(cx, &self.slots, &self.groups, &mut self.found, &mut fresh)?;
+        detect::detect(cx, &self.slots, &self.chunks, &mut self.found, &mut fresh)?;
         if self.has_facets {
             crate::handover::hand_over(self, &mut fresh, cx);
             // Contact sparsification (scene `contacts.sparsify`): drops redundant new
@@ -404,6 +437,7 @@ impl Contacts {
             }
         }
         let old = self.list.len();
+        self.reserve(fresh.len());
         for &(i, g) in &fresh {
             let s = self.slots[i as usize];
             let (b1, b2) = s.bodies();
@@ -419,18 +453,25 @@ impl Contacts {
                 normal_velocity = onset.normal_velocity
             );
             self.push(i as usize, l6, onset, true);
-            *self.raw.last_mut().expect("just pushed") = g;
+            if early {
+                self.raw.push(g);
+            }
         }
         self.fresh = fresh;
         let geometry = crate::timing::lap(&mut clock);
+        let given = if early {
+            step::Geometry::Given(&self.raw)
+        } else {
+            step::Geometry::InPass(&self.fresh)
+        };
         step::law(
             cx,
             &mut self.list,
-            &mut self.raw,
+            given,
             &mut self.state,
             self.stride,
             old,
-            !early,
+            &mut self.gather,
         )?;
         Ok([geometry, crate::timing::lap(&mut clock)])
     }
@@ -461,23 +502,48 @@ impl Contacts {
             .map(|(k, (c, g))| (k, c, g))
     }
 
-    /// Adds contact forces to the particles in contact order and returns the step's
-    /// totals.
-    pub fn gather(&self, p: &mut Particles) -> ContactTotals {
+    /// Sets each particle's force to its weight in `gravity` and its torque to zero, adds
+    /// the contact forces, and returns the step's totals (summed per chunk in the law
+    /// pass, then here in chunk order).
+    ///
+    /// The particles are cut into one range per thread; each range's worker scans the
+    /// compact list of the contacts' bodies for its own particles, so that every
+    /// particle's sum runs in contact order whatever the number of threads.
+    pub fn gather(&self, p: &mut Particles, gravity: &Vector3<f64>) -> ContactTotals {
+        let n = p.len();
+        let size = n.div_ceil(rayon::current_num_threads()).max(1);
+        let (mass, list, bodies) = (&p.mass[..n], &self.list, &self.gather.bodies);
+        p.force[..n]
+            .par_chunks_mut(size)
+            .zip(p.torque[..n].par_chunks_mut(size))
+            .enumerate()
+            .for_each(|(k, (force, torque))| {
+                let lo = (k * size) as u32;
+                crate::integrator::weigh(
+                    gravity,
+                    &mass[lo as usize..][..force.len()],
+                    force,
+                    torque,
+                );
+                for (c, &[b1, b2]) in list.iter().zip(bodies) {
+                    // Ids below `lo` (and `NONE`) wrap to values past the range.
+                    let (i1, i2) = (b1.wrapping_sub(lo) as usize, b2.wrapping_sub(lo) as usize);
+                    if i2 < force.len() {
+                        force[i2] += c.force;
+                        torque[i2] += c.torque[1];
+                    }
+                    if i1 < force.len() {
+                        force[i1] -= c.force;
+                        torque[i1] += c.torque[0];
+                    }
+                }
+            });
         let mut t = ContactTotals::default();
-        for c in self.list.iter().filter(|c| !c.gone) {
-            t.elastic += c.out.elastic;
-            t.friction += c.out.friction;
-            t.damping += c.out.damping;
-            if c.ending {
-                continue;
-            }
-            let (b1, b2) = c.bodies();
-            p.force[b2] += c.force;
-            p.force[b1] -= c.force;
-            p.torque[b1] += c.torque[0];
-            p.torque[b2] += c.torque[1];
-            t.active += 1;
+        for x in &self.gather.totals {
+            t.active += x.active;
+            t.elastic += x.elastic;
+            t.friction += x.friction;
+            t.damping += x.damping;
         }
         t
     }

@@ -1,9 +1,10 @@
 //! Rebuilding the slots from the broad phase's candidate pairs.
 
-use super::{Contacts, Slot, NONE};
+use super::{Contacts, Slot, CHUNK, NONE};
 use crate::dispatch::Dispatch;
 use crate::error::DemError;
 use crate::particles::{Particles, Shape};
+use rayon::slice::ParallelSliceMut;
 use std::ops::Range;
 
 impl Contacts {
@@ -26,19 +27,37 @@ impl Contacts {
         // Free the old list before the new one is built, so that both never coexist.
         self.slots = Vec::new();
         let mut slots = Vec::with_capacity(pairs.len());
+        // Consecutive pairs mostly have the same shapes and materials: the last look-up
+        // of each table is reused.
+        let mut last_shapes = None;
+        let mut last_law = None;
         for &(a, b) in pairs {
-            let (ka, kb) = (p.shape[a as usize].kind(), p.shape[b as usize].kind());
-            let &(geom, swap) = d.shape_table.get(&(ka, kb)).ok_or_else(|| {
-                DemError::Scene(format!(
-                    "no geometry functor for shapes {} + {}",
-                    ka.name(),
-                    kb.name()
-                ))
-            })?;
+            let kinds = (p.shape[a as usize].kind(), p.shape[b as usize].kind());
+            let (geom, swap) = match last_shapes {
+                Some((k, found)) if k == kinds => found,
+                _ => {
+                    let &found = d.shape_table.get(&kinds).ok_or_else(|| {
+                        DemError::Scene(format!(
+                            "no geometry functor for shapes {} + {}",
+                            kinds.0.name(),
+                            kinds.1.name()
+                        ))
+                    })?;
+                    last_shapes = Some((kinds, found));
+                    found
+                }
+            };
             let (ma, mb) = (p.material[a as usize], p.material[b as usize]);
-            let &law = d.law_table.get(&(ma, mb)).ok_or_else(|| {
-                DemError::Scene(format!("no contact law for materials #{ma} and #{mb}"))
-            })?;
+            let law = match last_law {
+                Some((m, found)) if m == (ma, mb) => found,
+                _ => {
+                    let &found = d.law_table.get(&(ma, mb)).ok_or_else(|| {
+                        DemError::Scene(format!("no contact law for materials #{ma} and #{mb}"))
+                    })?;
+                    last_law = Some(((ma, mb), found));
+                    found
+                }
+            };
             let radii = match (&p.shape[a as usize], &p.shape[b as usize]) {
                 (Shape::Sphere(x), Shape::Sphere(y)) => x.radius + y.radius,
                 _ => f64::NAN,
@@ -56,7 +75,7 @@ impl Contacts {
                 });
             }
         }
-        slots.sort_unstable_by_key(Slot::key);
+        slots.par_sort_unstable_by_key(Slot::key);
 
         for (k, c) in self.list.iter_mut().enumerate() {
             match slots.binary_search_by_key(&c.key(), Slot::key) {
@@ -93,7 +112,14 @@ impl Contacts {
                 .any(|&i| matches!(p.shape[i as usize], Shape::Facet(_)))
         });
         self.slots = slots;
-        self.groups = groups;
+        self.chunks = groups
+            .into_iter()
+            .flat_map(|g| {
+                g.clone()
+                    .step_by(CHUNK)
+                    .map(move |a| a..(a + CHUNK).min(g.end))
+            })
+            .collect();
         Ok(())
     }
 }

@@ -4,7 +4,7 @@
 //! list in parallel (two passes when the hand-over of mesh contacts needs the geometry
 //! between them); each contact is written only by the worker of its chunk.
 
-use super::{kin, Contact, StepContext, CHUNK};
+use super::{kin, Contact, ContactTotals, Gather, StepContext, CHUNK, NONE};
 use crate::dispatch::{GeomEntry, LawEntry};
 use crate::error::DemError;
 use crate::parallel::run_len;
@@ -72,6 +72,12 @@ pub(super) fn check(
 ) -> Result<(), DemError> {
     // |n|^2 within 2e-9 of 1 is |n| within 1e-9 of 1 (to first order), without a root.
     let n2 = g.normal.na().norm_squared();
+    // A finite sum has finite terms (a comparison with NaN is false): the usual case in
+    // one test. Only when the sum is not finite (maybe by overflow) are the terms tested.
+    let sum = g.gap + g.point.x + g.point.y + g.point.z + g.weight;
+    if sum.is_finite() && (n2 - 1.0).abs() < 2e-9 && g.weight != 0.0 {
+        return Ok(());
+    }
     let valid = g.gap.is_finite()
         && g.point.is_finite()
         && n2.is_finite()
@@ -105,6 +111,12 @@ fn kinds<T>(items: &[T], key: impl Fn(&T) -> u16, out: &mut Vec<u16>) {
     }
 }
 
+/// The indices `0..n` that `keep`, into `out`.
+fn pick(n: usize, keep: impl Fn(usize) -> bool, out: &mut Vec<usize>) {
+    out.clear();
+    out.extend((0..n).filter(|&i| keep(i)));
+}
+
 /// Buffers of one worker, reused from chunk to chunk.
 struct Scratch<'a> {
     kinds: Vec<u16>,
@@ -114,6 +126,8 @@ struct Scratch<'a> {
     law_inputs: Vec<LawInput>,
     law_state: Vec<f64>,
     outs: Vec<LawOutput>,
+    /// The chunk's geometry when the law pass computes it.
+    raw: Vec<RawGeom>,
 }
 
 impl Scratch<'_> {
@@ -129,6 +143,7 @@ impl Scratch<'_> {
             law_inputs: Vec::with_capacity(CHUNK),
             law_state: Vec::with_capacity(CHUNK * stride),
             outs: Vec::with_capacity(CHUNK),
+            raw: Vec::with_capacity(CHUNK),
         }
     }
 }
@@ -159,10 +174,7 @@ fn geometry_chunk<'a>(
     for gi in 0..scratch.kinds.len() {
         let g = scratch.kinds[gi];
         let geom = &cx.dispatch.geoms[g as usize];
-        scratch.picked.clear();
-        scratch
-            .picked
-            .extend((0..list.len()).filter(|&i| list[i].geom == g));
+        pick(list.len(), |i| list[i].geom == g, &mut scratch.picked);
         scratch.inputs.clear();
         // A live contact always gets its geometry, so that its last step can be booked;
         // whether it goes on is decided in the law pass.
@@ -194,48 +206,107 @@ fn geometry_chunk<'a>(
     Ok(())
 }
 
-/// Lifecycle, L6Geom and law of every contact, given their geometry `raw`; contacts at
-/// index `fresh` and beyond were created this step (their L6Geom is new). With
-/// `geometry`, the geometry of the contacts before `fresh` is computed here first, chunk
-/// by chunk (else `raw` holds it already).
+/// Where the law pass finds the contacts' geometry.
+pub(super) enum Geometry<'r> {
+    /// Computed before the pass for every contact (scenes with mesh facets, whose
+    /// hand-over needs it).
+    Given(&'r [RawGeom]),
+    /// Computed in the pass, chunk by chunk, for the contacts that existed before this
+    /// step; the new ones (from index `fresh` on) take the detection's, in this order.
+    InPass(&'r [(u32, RawGeom)]),
+}
+
+/// One chunk of the law pass: its contacts and what goes with them.
+struct Work<'w> {
+    /// Index of the first contact.
+    first: usize,
+    list: &'w mut [Contact],
+    state: &'w mut [f64],
+    total: &'w mut ContactTotals,
+    bodies: &'w mut [[u32; 2]],
+}
+
+/// Lifecycle, L6Geom and law of every contact; contacts at index `fresh` and beyond were
+/// created this step (their L6Geom is new). Fills `out` for the gather.
 pub(super) fn law<'a>(
     cx: &StepContext<'a>,
     list: &mut [Contact],
-    raw: &mut [RawGeom],
+    geometry: Geometry<'_>,
     state: &mut [f64],
     stride: usize,
     fresh: usize,
-    geometry: bool,
+    out: &mut Gather,
 ) -> Result<(), DemError> {
-    let runs = run_len(list.len().div_ceil(CHUNK));
-    let chunks = list.par_chunks_mut(CHUNK).zip(raw.par_chunks_mut(CHUNK));
-    let run = |scratch: &mut Scratch<'a>,
-               k: usize,
-               chunk: &mut [Contact],
-               raw: &mut [RawGeom],
-               st: &mut [f64]| {
-        let fresh = fresh.saturating_sub(k * CHUNK).min(chunk.len());
-        if geometry && fresh > 0 {
-            geometry_chunk(cx, &chunk[..fresh], &mut raw[..fresh], scratch)?;
-        }
-        law_chunk(cx, chunk, raw, st, stride, fresh, scratch)
-    };
-    if stride == 0 {
-        chunks.enumerate().with_min_len(runs).try_for_each_init(
+    let chunk_count = list.len().div_ceil(CHUNK);
+    out.totals.clear();
+    out.totals.resize(chunk_count, ContactTotals::default());
+    out.bodies.clear();
+    out.bodies.resize(list.len(), [NONE; 2]);
+    // Law state chunks line up with contact chunks (none without state).
+    let mut states = state.chunks_mut(CHUNK * stride.max(1));
+    let mut work: Vec<Work<'_>> = list
+        .chunks_mut(CHUNK)
+        .zip(out.totals.iter_mut().zip(out.bodies.chunks_mut(CHUNK)))
+        .enumerate()
+        .map(|(k, (list, (total, bodies)))| Work {
+            first: k * CHUNK,
+            list,
+            state: states.next().unwrap_or_default(),
+            total,
+            bodies,
+        })
+        .collect();
+    work.par_iter_mut()
+        .with_min_len(run_len(chunk_count))
+        .try_for_each_init(
             || Scratch::new(stride),
-            |scratch, (k, (chunk, raw))| run(scratch, k, chunk, raw, &mut []),
+            |scratch, w| {
+                let n = w.list.len();
+                // Contacts of the chunk that existed before this step.
+                let old = fresh.saturating_sub(w.first).min(n);
+                match geometry {
+                    Geometry::Given(raw) => {
+                        let raw = &raw[w.first..w.first + n];
+                        law_chunk(cx, w.list, raw, w.state, stride, old, scratch)?;
+                    }
+                    Geometry::InPass(new) => {
+                        // The buffer leaves the scratch while the scratch is in use.
+                        let mut raw = std::mem::take(&mut scratch.raw);
+                        raw.clear();
+                        raw.resize(old, RawGeom::default());
+                        geometry_chunk(cx, &w.list[..old], &mut raw, scratch)?;
+                        // The chunk's first new contact is the detection's `skip`-th.
+                        let skip = (w.first + old).saturating_sub(fresh);
+                        raw.extend(new[skip..skip + (n - old)].iter().map(|&(_, g)| g));
+                        law_chunk(cx, w.list, &raw, w.state, stride, old, scratch)?;
+                        scratch.raw = raw;
+                    }
+                }
+                *w.total = finish_chunk(w.list, w.bodies);
+                Ok(())
+            },
         )
-    } else {
-        // Law state chunks line up with contact chunks.
-        chunks
-            .zip(state.par_chunks_mut(CHUNK * stride))
-            .enumerate()
-            .with_min_len(runs)
-            .try_for_each_init(
-                || Scratch::new(stride),
-                |scratch, (k, ((chunk, raw), st))| run(scratch, k, chunk, raw, st),
-            )
+}
+
+/// Energies and live count of a chunk after its law call (an ended contact books the
+/// dissipation of its last interval, a gone one nothing), and the bodies each live
+/// contact pushes (body 1, body 2) into `bodies`.
+fn finish_chunk(list: &[Contact], bodies: &mut [[u32; 2]]) -> ContactTotals {
+    let mut t = ContactTotals::default();
+    for (c, b) in list.iter().zip(bodies) {
+        if c.gone {
+            continue;
+        }
+        t.elastic += c.out.elastic;
+        t.friction += c.out.friction;
+        t.damping += c.out.damping;
+        if !c.ending {
+            t.active += 1;
+            let (b1, b2) = c.bodies();
+            *b = [b1 as u32, b2 as u32];
+        }
     }
+    t
 }
 
 /// Lifecycle: ends contacts the functor no longer reports or whose gap left the band,
@@ -286,10 +357,8 @@ fn law_chunk(
     for li in 0..scratch.kinds.len() {
         let l = scratch.kinds[li];
         let law = &cx.dispatch.laws[l as usize];
-        scratch.picked.clear();
-        scratch
-            .picked
-            .extend((0..list.len()).filter(|&i| list[i].law == l && !list[i].gone));
+        let keep = |i: usize| list[i].law == l && !list[i].gone;
+        pick(list.len(), keep, &mut scratch.picked);
         if scratch.picked.is_empty() {
             continue;
         }
@@ -370,11 +439,15 @@ fn run_law(
     for (k, &i) in scratch.picked.iter().enumerate() {
         let c = &mut list[i];
         let o = scratch.outs[k];
-        let finite = o.force.is_finite()
-            && o.torque.is_finite()
-            && [o.elastic, o.friction, o.damping]
-                .iter()
-                .all(|x| x.is_finite());
+        // A finite sum has finite terms; the terms are tested one by one only when it is
+        // not (which an overflow of the sum alone can cause).
+        let sum = o.force.x + o.force.y + o.force.z + o.torque.x + o.torque.y + o.torque.z;
+        let finite = (sum + o.elastic + o.friction + o.damping).is_finite()
+            || (o.force.is_finite()
+                && o.torque.is_finite()
+                && [o.elastic, o.friction, o.damping]
+                    .iter()
+                    .all(|x| x.is_finite()));
         if !finite {
             return Err(call_error(
                 cx,
