@@ -279,6 +279,7 @@ impl VerletList {
                     out
                 })
                 .collect();
+            pairs.reserve_exact(found.iter().map(Vec::len).sum());
             pairs.extend(found.into_iter().flatten());
         }
         for &w in &walls {
@@ -339,9 +340,13 @@ impl VerletList {
         }
         self.scratch.bins = bins;
         pairs.par_sort_unstable();
+        pairs.shrink_to_fit();
         self.pairs = pairs;
-        self.anchor = p.pos.clone();
-        self.anchor_ori = p.ori.clone();
+        // In place: no second copy of the positions while the old one is freed.
+        self.anchor.clear();
+        self.anchor.extend_from_slice(&p.pos);
+        self.anchor_ori.clear();
+        self.anchor_ori.extend_from_slice(&p.ori);
         self.skin = skin;
         self.rebuilds += 1;
     }

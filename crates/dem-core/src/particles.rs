@@ -186,6 +186,22 @@ impl Particles {
         self.pos.is_empty()
     }
 
+    /// Frees the room the arrays grew beyond their length (once the scene is built: a
+    /// doubled array of a large scene is up to half empty).
+    pub fn shrink_to_fit(&mut self) {
+        self.pos.shrink_to_fit();
+        self.vel.shrink_to_fit();
+        self.ori.shrink_to_fit();
+        self.angvel.shrink_to_fit();
+        self.mass.shrink_to_fit();
+        self.inertia.shrink_to_fit();
+        self.force.shrink_to_fit();
+        self.torque.shrink_to_fit();
+        self.blocked.shrink_to_fit();
+        self.material.shrink_to_fit();
+        self.shape.shrink_to_fit();
+    }
+
     /// Appends a particle; returns its id.
     #[allow(clippy::too_many_arguments)]
     pub fn push(

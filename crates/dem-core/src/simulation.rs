@@ -104,6 +104,7 @@ impl Simulation {
         }
         let mut particles = Particles::default();
         let boundaries = expand_bodies(&scene, &index, &mut particles)?;
+        particles.shrink_to_fit();
 
         // Shape-kind pairs and material pairs the broad phase can produce.
         let mut kinds = BTreeSet::new();

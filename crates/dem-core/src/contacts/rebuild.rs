@@ -97,6 +97,10 @@ impl Contacts {
             }
         }
 
+        self.slots = slots;
+        self.sort_by_slot();
+        let slots = std::mem::take(&mut self.slots);
+
         let mut groups: Vec<Range<usize>> = Vec::new();
         for (i, s) in slots.iter().enumerate() {
             match groups.last_mut() {
@@ -121,5 +125,42 @@ impl Contacts {
             })
             .collect();
         Ok(())
+    }
+
+    /// Puts the contacts (and their law state) in the order of their slots, that is of
+    /// their particles: the law pass then reads the particles nearly in storage order
+    /// instead of in the order the contacts happened to begin, which at N = 100,000 cost
+    /// a cache miss per particle array and contact. In place (no second copy of the
+    /// contacts), by following the cycles of the permutation; ended contacts, without a
+    /// slot, go last.
+    fn sort_by_slot(&mut self) {
+        let n = self.list.len();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by_key(|&k| (self.list[k as usize].slot, k));
+        let stride = self.stride;
+        // Position i receives the contact at `order[i]`.
+        let mut placed = vec![false; n];
+        for start in 0..n {
+            let mut i = start;
+            while !placed[i] {
+                placed[i] = true;
+                let j = order[i] as usize;
+                if j == start {
+                    break;
+                }
+                self.list.swap(i, j);
+                if stride > 0 {
+                    let (lo, hi) = self.state.split_at_mut(j.max(i) * stride);
+                    lo[i.min(j) * stride..(i.min(j) + 1) * stride]
+                        .swap_with_slice(&mut hi[..stride]);
+                }
+                i = j;
+            }
+        }
+        for (k, c) in self.list.iter().enumerate() {
+            if let Some(s) = self.slots.get_mut(c.slot as usize) {
+                s.contact = k as u32;
+            }
+        }
     }
 }
