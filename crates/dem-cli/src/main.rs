@@ -5,6 +5,7 @@ mod bench;
 mod catalogue;
 mod inspect;
 mod law_test;
+mod memory;
 mod output;
 mod plot;
 mod progress;
@@ -278,6 +279,7 @@ fn plugins(extra: &[PathBuf], json: bool) -> Result<(), DemError> {
 }
 
 fn main() -> ExitCode {
+    memory::keep_large_buffers_mapped();
     let cli = Cli::parse();
     let quiet = matches!(&cli.command, Command::Run { opts, .. } | Command::Resume { opts, .. } if opts.mode() != Mode::Bar);
     let default = if quiet { "warn" } else { "info" };
