@@ -12,8 +12,9 @@
 //!   order, and hence the sums of the gather, is a deterministic function of the run).
 //!
 //! A term's forces and energies count times the weight its functor reports with the
-//! geometry. When the broad phase rebuilds, the contacts stay as they are and only their
-//! slot indices are re-mapped by key.
+//! geometry. When the broad phase rebuilds, each contact is re-mapped by key to its new
+//! slot and the list is put in slot order (that is, particle order), so that the law pass
+//! reads the particles nearly in storage order.
 //!
 //! Lifecycle with hysteresis (reference 001): a contact is created when the functor
 //! reports a gap below the law's interaction distance `D`, and kept while the gap stays

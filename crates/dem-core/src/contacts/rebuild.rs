@@ -97,10 +97,6 @@ impl Contacts {
             }
         }
 
-        self.slots = slots;
-        self.sort_by_slot();
-        let slots = std::mem::take(&mut self.slots);
-
         let mut groups: Vec<Range<usize>> = Vec::new();
         for (i, s) in slots.iter().enumerate() {
             match groups.last_mut() {
@@ -116,6 +112,7 @@ impl Contacts {
                 .any(|&i| matches!(p.shape[i as usize], Shape::Facet(_)))
         });
         self.slots = slots;
+        self.sort_by_slot();
         self.chunks = groups
             .into_iter()
             .flat_map(|g| {
