@@ -10,22 +10,12 @@
 
 use dem_core::particles::Shape;
 use dem_core::Simulation;
-use dem_verification::{root, sim_from_text};
+use dem_verification::bench_scene as scene_file;
 
 /// The Hooke bench scene with its particle file replaced by `csv` and its duration by
 /// `steps`.
 fn bench_scene(csv: &str, box_max: &str, steps: u64) -> Simulation {
     scene_file("scenes/bench-settle.ron", csv, box_max, steps)
-}
-
-fn scene_file(file: &str, csv: &str, box_max: &str, steps: u64) -> Simulation {
-    let path = root().join(file);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let text = text
-        .replace("data/data.settle_N10000.csv", csv)
-        .replace("(0.02625, 0.041999999999999996, 0.0126)", box_max)
-        .replace("Steps(20000)", &format!("Steps({steps})"));
-    sim_from_text(&text, path.to_str().unwrap()).unwrap()
 }
 
 /// (pair contacts with r <= r_i + r_j, wall contacts as LAMMPS counts them, highest centre).

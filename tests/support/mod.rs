@@ -102,6 +102,19 @@ pub fn sim_from_file(relative: &str) -> Simulation {
     Simulation::new(scene, plugins()).expect("scene loads")
 }
 
+/// A bench scene (`file`, one of `scenes/bench-settle*.ron`) with its particle file
+/// replaced by `csv` (relative to `scenes/`), the upper corner of its box by `box_max` (RON
+/// text) and its duration by `steps`.
+pub fn bench_scene(file: &str, csv: &str, box_max: &str, steps: u64) -> Simulation {
+    let path = root().join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text
+        .replace("data/data.settle_N10000.csv", csv)
+        .replace("(0.02625, 0.041999999999999996, 0.0126)", box_max)
+        .replace("Steps(20000)", &format!("Steps({steps})"));
+    sim_from_text(&text, path.to_str().unwrap()).unwrap()
+}
+
 /// The `dem` executable, built (once per test binary) into `target/test-plugins` next to
 /// the plugin libraries, where it finds them as an installed `dem` does.
 pub fn dem_exe() -> &'static Path {

@@ -120,7 +120,13 @@ impl Integrator {
             &p.torque[..n],
             &p.blocked[..n],
         );
-        let sums: Vec<Energies> = p.pos[..n]
+        // The per-chunk sums go into a buffer that the calling thread keeps, so that a step
+        // allocates nothing.
+        thread_local! {
+            static SUMS: std::cell::RefCell<Vec<Energies>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let mut sums = SUMS.take();
+        p.pos[..n]
             .par_chunks_mut(CHUNK)
             .zip(p.vel[..n].par_chunks_mut(CHUNK))
             .zip(p.ori[..n].par_chunks_mut(CHUNK))
@@ -142,7 +148,7 @@ impl Integrator {
                 };
                 self.advance(c)
             })
-            .collect();
+            .collect_into_vec(&mut sums);
         let mut e = Energies::default();
         for x in &sums {
             e.probe += x.probe;
@@ -157,6 +163,7 @@ impl Integrator {
         ledger.potential = e.potential;
         ledger.nonviscous += e.nonviscous;
         ledger.boundary_work += e.boundary_work;
+        SUMS.set(sums);
         e.probe.is_finite()
     }
 

@@ -31,6 +31,7 @@ pub mod simulation;
 pub mod sparsify;
 pub mod timing;
 pub mod vtk;
+pub(crate) mod workers;
 
 pub use checkpoint::Checkpoint;
 pub use error::DemError;

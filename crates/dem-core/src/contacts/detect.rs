@@ -5,6 +5,7 @@
 use super::{Slot, StepContext, CHUNK, NONE};
 use crate::error::DemError;
 use crate::particles::Particles;
+use crate::workers::{recycle, room, PerWorker};
 use dem_api::{GeomInput, RawGeom};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -23,8 +24,8 @@ fn may_touch(p: &Particles, s: &Slot, distance: f64) -> bool {
         .is_none_or(|g| g <= distance + 1e-9 * (g.abs() + distance.abs() + 1e-12))
 }
 
-/// Buffers of one worker, reused from chunk to chunk (allocated full size: rayon makes
-/// new ones for each piece of work it splits off, every step).
+/// Buffers of one worker, reused from chunk to chunk and kept from step to step.
+#[derive(Default)]
 struct Scratch<'a> {
     asked: Vec<usize>,
     inputs: Vec<GeomInput<'a>>,
@@ -32,14 +33,23 @@ struct Scratch<'a> {
 }
 
 impl Scratch<'_> {
-    fn new() -> Self {
-        Scratch {
-            asked: Vec::with_capacity(CHUNK),
-            inputs: Vec::with_capacity(CHUNK),
-            out: Vec::with_capacity(CHUNK),
-        }
+    /// The same buffers for borrows of another lifetime, with room for a full chunk.
+    fn reuse<'b>(self) -> Scratch<'b> {
+        let mut s = Scratch {
+            asked: self.asked,
+            inputs: recycle(self.inputs),
+            out: self.out,
+        };
+        room(&mut s.asked, CHUNK);
+        room(&mut s.inputs, CHUNK);
+        room(&mut s.out, CHUNK);
+        s
     }
 }
+
+/// The detection's buffers, kept from step to step so that a step allocates nothing.
+#[derive(Clone, Default)]
+pub(super) struct Buffers(PerWorker<Scratch<'static>>);
 
 /// The new contacts of this step: (slot index, geometry), in slot order, into `fresh`.
 /// `chunks` are runs of slots of one functor and law, all processed in one parallel loop;
@@ -50,8 +60,11 @@ pub(super) fn detect(
     chunks: &[Range<usize>],
     found: &mut Vec<Vec<(u32, RawGeom)>>,
     fresh: &mut Vec<(u32, RawGeom)>,
+    buffers: &mut Buffers,
 ) -> Result<(), DemError> {
     fresh.clear();
+    buffers.0.prepare();
+    let kept = &buffers.0;
     if found.len() < chunks.len() {
         found.resize_with(chunks.len(), Vec::new);
     }
@@ -59,9 +72,14 @@ pub(super) fn detect(
         .par_iter()
         .zip(found[..chunks.len()].par_iter_mut())
         .with_min_len(crate::parallel::run_len(chunks.len()))
-        .try_for_each_init(Scratch::new, |scratch, (r, out)| {
+        .try_for_each(|(r, out)| {
             out.clear();
-            detect_chunk(cx, &slots[r.clone()], r.start, scratch, out)
+            kept.with(|kept| {
+                let mut scratch = std::mem::take(kept).reuse();
+                let result = detect_chunk(cx, &slots[r.clone()], r.start, &mut scratch, out);
+                *kept = scratch.reuse();
+                result
+            })
         })?;
     for out in &found[..chunks.len()] {
         fresh.extend_from_slice(out);

@@ -189,6 +189,9 @@ pub struct Contacts {
     /// Buffers of the detection, kept from step to step.
     found: Vec<Vec<(u32, RawGeom)>>,
     fresh: Vec<(u32, RawGeom)>,
+    detect_buffers: detect::Buffers,
+    /// Buffers of the geometry and law passes, kept from step to step.
+    step_buffers: step::Buffers,
 }
 
 /// A live contact as a checkpoint holds it: its key, the state carried from step to step
@@ -425,10 +428,17 @@ impl Contacts {
         self.raw.clear();
         if early {
             self.raw.resize(self.list.len(), RawGeom::default());
-            step::geometry(cx, &self.list, &mut self.raw)?;
+            step::geometry(cx, &self.list, &mut self.raw, &mut self.step_buffers)?;
         }
         let mut fresh = std::mem::take(&mut self.fresh);
-        detect::detect(cx, &self.slots, &self.chunks, &mut self.found, &mut fresh)?;
+        detect::detect(
+            cx,
+            &self.slots,
+            &self.chunks,
+            &mut self.found,
+            &mut fresh,
+            &mut self.detect_buffers,
+        )?;
         if self.has_facets {
             crate::handover::hand_over(self, &mut fresh, cx);
             // Contact sparsification (scene `contacts.sparsify`): drops redundant new
@@ -473,6 +483,7 @@ impl Contacts {
             self.stride,
             old,
             &mut self.gather,
+            &mut self.step_buffers,
         )?;
         Ok([geometry, crate::timing::lap(&mut clock)])
     }

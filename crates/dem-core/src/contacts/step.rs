@@ -9,6 +9,7 @@ use crate::dispatch::{GeomEntry, LawEntry};
 use crate::error::DemError;
 use crate::parallel::run_len;
 use crate::particles::Particles;
+use crate::workers::{recycle, room, PerWorker};
 use abi_stable::std_types::RResult;
 use dem_api::{BodyView, GeomInput, LawInput, LawOutput, LawPair, Quat, RawGeom};
 use nalgebra::Vector3;
@@ -117,8 +118,9 @@ fn pick(n: usize, keep: impl Fn(usize) -> bool, out: &mut Vec<usize>) {
     out.extend((0..n).filter(|&i| keep(i)));
 }
 
-/// Buffers of one worker, reused from chunk to chunk.
-struct Scratch<'a> {
+/// Buffers of one worker, reused from chunk to chunk and kept from step to step.
+#[derive(Default)]
+pub(super) struct Scratch<'a> {
     kinds: Vec<u16>,
     picked: Vec<usize>,
     inputs: Vec<GeomInput<'a>>,
@@ -130,21 +132,57 @@ struct Scratch<'a> {
     raw: Vec<RawGeom>,
 }
 
-impl Scratch<'_> {
-    /// Buffers for a full chunk of a law with `stride` state values: rayon makes a new
-    /// one for each piece of work it splits off, every step, and growing them item by
-    /// item cost more than the law.
-    fn new(stride: usize) -> Self {
-        Scratch {
-            kinds: Vec::with_capacity(4),
-            picked: Vec::with_capacity(CHUNK),
-            inputs: Vec::with_capacity(CHUNK),
-            out: Vec::with_capacity(CHUNK),
-            law_inputs: Vec::with_capacity(CHUNK),
-            law_state: Vec::with_capacity(CHUNK * stride),
-            outs: Vec::with_capacity(CHUNK),
-            raw: Vec::with_capacity(CHUNK),
-        }
+impl<'a> Scratch<'a> {
+    /// The same buffers for borrows of another lifetime (the plugin inputs are emptied),
+    /// with room for a full chunk of a law with `stride` state values (growing them item
+    /// by item cost more than the law).
+    fn reuse<'b>(self, stride: usize) -> Scratch<'b> {
+        let mut s = Scratch {
+            kinds: self.kinds,
+            picked: self.picked,
+            inputs: recycle(self.inputs),
+            out: self.out,
+            law_inputs: self.law_inputs,
+            law_state: self.law_state,
+            outs: self.outs,
+            raw: self.raw,
+        };
+        room(&mut s.kinds, 4);
+        room(&mut s.picked, CHUNK);
+        room(&mut s.inputs, CHUNK);
+        room(&mut s.out, CHUNK);
+        room(&mut s.law_inputs, CHUNK);
+        room(&mut s.law_state, CHUNK * stride);
+        room(&mut s.outs, CHUNK);
+        room(&mut s.raw, CHUNK);
+        s
+    }
+}
+
+/// What the geometry and law passes keep from step to step, so that a step allocates
+/// nothing: each worker's buffers and the list of the law pass's chunks.
+#[derive(Default)]
+pub(super) struct Buffers {
+    workers: PerWorker<Scratch<'static>>,
+    work: Vec<Work<'static>>,
+}
+
+/// A copy starts without buffers.
+impl Clone for Buffers {
+    fn clone(&self) -> Self {
+        Buffers::default()
+    }
+}
+
+impl Buffers {
+    /// Runs `f` with the calling worker's scratch, as one for borrows of `'a`.
+    fn with<'a, R>(&self, stride: usize, f: impl FnOnce(&mut Scratch<'a>) -> R) -> R {
+        self.workers.with(|kept| {
+            let mut scratch = std::mem::take(kept).reuse(stride);
+            let r = f(&mut scratch);
+            *kept = scratch.reuse(stride);
+            r
+        })
     }
 }
 
@@ -153,14 +191,16 @@ pub(super) fn geometry(
     cx: &StepContext<'_>,
     list: &[Contact],
     raw: &mut [RawGeom],
+    buffers: &mut Buffers,
 ) -> Result<(), DemError> {
+    buffers.workers.prepare();
+    let buffers = &*buffers;
     list.par_chunks(CHUNK)
         .zip(raw.par_chunks_mut(CHUNK))
         .with_min_len(run_len(list.len().div_ceil(CHUNK)))
-        .try_for_each_init(
-            || Scratch::new(0),
-            |scratch, (chunk, raw)| geometry_chunk(cx, chunk, raw, scratch),
-        )
+        .try_for_each(|(chunk, raw)| {
+            buffers.with(0, |scratch| geometry_chunk(cx, chunk, raw, scratch))
+        })
 }
 
 fn geometry_chunk<'a>(
@@ -228,6 +268,7 @@ struct Work<'w> {
 
 /// Lifecycle, L6Geom and law of every contact; contacts at index `fresh` and beyond were
 /// created this step (their L6Geom is new). Fills `out` for the gather.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn law<'a>(
     cx: &StepContext<'a>,
     list: &mut [Contact],
@@ -236,6 +277,7 @@ pub(super) fn law<'a>(
     stride: usize,
     fresh: usize,
     out: &mut Gather,
+    buffers: &mut Buffers,
 ) -> Result<(), DemError> {
     let chunk_count = list.len().div_ceil(CHUNK);
     out.totals.clear();
@@ -244,48 +286,66 @@ pub(super) fn law<'a>(
     out.bodies.resize(list.len(), [NONE; 2]);
     // Law state chunks line up with contact chunks (none without state).
     let mut states = state.chunks_mut(CHUNK * stride.max(1));
-    let mut work: Vec<Work<'_>> = list
-        .chunks_mut(CHUNK)
-        .zip(out.totals.iter_mut().zip(out.bodies.chunks_mut(CHUNK)))
-        .enumerate()
-        .map(|(k, (list, (total, bodies)))| Work {
-            first: k * CHUNK,
-            list,
-            state: states.next().unwrap_or_default(),
-            total,
-            bodies,
-        })
-        .collect();
-    work.par_iter_mut()
+    buffers.workers.prepare();
+    let mut work: Vec<Work<'_>> = recycle(std::mem::take(&mut buffers.work));
+    work.extend(
+        list.chunks_mut(CHUNK)
+            .zip(out.totals.iter_mut().zip(out.bodies.chunks_mut(CHUNK)))
+            .enumerate()
+            .map(|(k, (list, (total, bodies)))| Work {
+                first: k * CHUNK,
+                list,
+                state: states.next().unwrap_or_default(),
+                total,
+                bodies,
+            }),
+    );
+    let kept = &*buffers;
+    let result = work
+        .par_iter_mut()
         .with_min_len(run_len(chunk_count))
-        .try_for_each_init(
-            || Scratch::new(stride),
-            |scratch, w| {
-                let n = w.list.len();
-                // Contacts of the chunk that existed before this step.
-                let old = fresh.saturating_sub(w.first).min(n);
-                match geometry {
-                    Geometry::Given(raw) => {
-                        let raw = &raw[w.first..w.first + n];
-                        law_chunk(cx, w.list, raw, w.state, stride, old, scratch)?;
-                    }
-                    Geometry::InPass(new) => {
-                        // The buffer leaves the scratch while the scratch is in use.
-                        let mut raw = std::mem::take(&mut scratch.raw);
-                        raw.clear();
-                        raw.resize(old, RawGeom::default());
-                        geometry_chunk(cx, &w.list[..old], &mut raw, scratch)?;
-                        // The chunk's first new contact is the detection's `skip`-th.
-                        let skip = (w.first + old).saturating_sub(fresh);
-                        raw.extend(new[skip..skip + (n - old)].iter().map(|&(_, g)| g));
-                        law_chunk(cx, w.list, &raw, w.state, stride, old, scratch)?;
-                        scratch.raw = raw;
-                    }
-                }
-                *w.total = finish_chunk(w.list, w.bodies);
-                Ok(())
-            },
-        )
+        .try_for_each(|w| {
+            kept.with(stride, |scratch| {
+                law_work(cx, w, &geometry, stride, fresh, scratch)
+            })
+        });
+    buffers.work = recycle(work);
+    result
+}
+
+/// The law pass on one chunk (see [`law`]).
+fn law_work<'a>(
+    cx: &StepContext<'a>,
+    w: &mut Work<'_>,
+    geometry: &Geometry<'_>,
+    stride: usize,
+    fresh: usize,
+    scratch: &mut Scratch<'a>,
+) -> Result<(), DemError> {
+    let n = w.list.len();
+    // Contacts of the chunk that existed before this step.
+    let old = fresh.saturating_sub(w.first).min(n);
+    match geometry {
+        Geometry::Given(raw) => {
+            let raw = &raw[w.first..w.first + n];
+            law_chunk(cx, w.list, raw, w.state, stride, old, scratch)?;
+        }
+        Geometry::InPass(new) => {
+            // The buffer leaves the scratch while the scratch is in use.
+            let mut raw = std::mem::take(&mut scratch.raw);
+            raw.clear();
+            raw.resize(old, RawGeom::default());
+            geometry_chunk(cx, &w.list[..old], &mut raw, scratch)?;
+            // The chunk's first new contact is the detection's `skip`-th.
+            let skip = (w.first + old).saturating_sub(fresh);
+            raw.extend(new[skip..skip + (n - old)].iter().map(|&(_, g)| g));
+            let r = law_chunk(cx, w.list, &raw, w.state, stride, old, scratch);
+            scratch.raw = raw;
+            r?;
+        }
+    }
+    *w.total = finish_chunk(w.list, w.bodies);
+    Ok(())
 }
 
 /// Energies and live count of a chunk after its law call (an ended contact books the
