@@ -103,7 +103,13 @@ pub(crate) fn bound_gap(p: &Particles, a: usize, b: usize) -> Option<f64> {
             } else {
                 (b, a)
             };
-            let n = p.ori[wi] * w.normal.na();
+            // Most walls never turn: the rotation of their normal is skipped then.
+            let q = &p.ori[wi];
+            let n = if *q == UnitQuaternion::identity() {
+                *w.normal.na()
+            } else {
+                q * w.normal.na()
+            };
             Some(wall_gap(
                 &n,
                 w.sense,

@@ -202,9 +202,11 @@ impl L6State {
         let v_t = v_r - n_mid * n_mid.dot(&v_r);
 
         let prev = self.frame;
+        // Bending and twist together: v - v x o_r - v x o_t = v - v x (o_r + o_t).
+        let o = o_r + o_t;
         let rot = |r: RowVector3<f64>| -> RowVector3<f64> {
             let v = r.transpose();
-            (v - v.cross(&o_r) - v.cross(&o_t)).transpose()
+            (v - v.cross(&o)).transpose()
         };
         let mut frame = Matrix3::from_rows(&[
             n.transpose(),
