@@ -245,18 +245,17 @@ impl L6State {
         self.area = raw.area;
     }
 
-    /// The record a law reads.
-    pub fn to_api(&self) -> L6Geom {
-        L6Geom {
-            frame: self.frame.into(),
-            point: self.point.into(),
-            u: self.u.into(),
-            phi: self.phi.into(),
-            u_dot: self.u_dot.into(),
-            phi_dot: self.phi_dot.into(),
-            lens: self.lens,
-            area: self.area,
-        }
+    /// Writes the record a law reads into `g`, field by field.
+    #[inline]
+    pub fn write_api(&self, g: &mut L6Geom) {
+        g.frame = self.frame.into();
+        g.point = self.point.into();
+        g.u = self.u.into();
+        g.phi = self.phi.into();
+        g.u_dot = self.u_dot.into();
+        g.phi_dot = self.phi_dot.into();
+        g.lens = self.lens;
+        g.area = self.area;
     }
 }
 

@@ -15,6 +15,9 @@ use dem_api::{BodyView, GeomInput, LawInput, LawOutput, LawPair, Quat, RawGeom};
 use nalgebra::Vector3;
 use rayon::prelude::*;
 
+/// Body `i` as a geometry functor sees it (inlined, so that the record is written
+/// straight into the batch rather than copied there).
+#[inline(always)]
 pub(super) fn view(p: &Particles, i: usize) -> BodyView<'_> {
     BodyView {
         pos: p.pos[i].into(),
@@ -440,25 +443,28 @@ fn run_law(
     let p = cx.particles;
     let n = law.state_len;
     scratch.law_inputs.clear();
-    scratch.law_inputs.extend(scratch.picked.iter().map(|&i| {
+    // Written field by field in place: a record built aside (as an iterator's `map`
+    // does) was copied into the batch by a `memcpy` call per contact.
+    scratch
+        .law_inputs
+        .resize(scratch.picked.len(), LawInput::default());
+    for (input, &i) in scratch.law_inputs.iter_mut().zip(&scratch.picked) {
         let c = &list[i];
         let (b1, b2) = c.bodies();
-        LawInput {
-            geom: c.l6.to_api(),
-            pair: LawPair {
-                radius: c.l6.lens,
-                mass: [p.law_mass(b1), p.law_mass(b2)],
-                material: [
-                    cx.materials[p.material[b1] as usize],
-                    cx.materials[p.material[b2] as usize],
-                ],
-            },
-            onset: c.onset,
-            dt: cx.dt,
-            is_new: c.new as u32,
-            is_last: c.ending as u32,
-        }
-    }));
+        c.l6.write_api(&mut input.geom);
+        input.pair = LawPair {
+            radius: c.l6.lens,
+            mass: [p.law_mass(b1), p.law_mass(b2)],
+            material: [
+                cx.materials[p.material[b1] as usize],
+                cx.materials[p.material[b2] as usize],
+            ],
+        };
+        input.onset = c.onset;
+        input.dt = cx.dt;
+        input.is_new = c.new as u32;
+        input.is_last = c.ending as u32;
+    }
     // When the law takes every contact of the chunk and fills the whole stride, it works
     // on the chunk's state in place (the common case); else on a gathered copy. (In place,
     // a contact that ends has its state updated too: it is dropped next step anyway.)
