@@ -188,14 +188,15 @@ impl Integrator {
                 && j.is_finite()
             {
                 // The common case, a free undamped sphere: the general steps below without
-                // the per-component tests (the same arithmetic).
+                // the per-component tests (the same arithmetic). A force times `dt / m`:
+                // one division per body, not one per component.
                 let v0 = c.vel[i];
-                let v1 = v0 + c.force[i] / m * dt;
+                let v1 = v0 + c.force[i] * (dt / m);
                 e.kinetic += 0.5 * m * v0.dot(&v1);
                 c.vel[i] = v1;
                 c.pos[i] += v1 * dt;
                 let w0 = c.angvel[i];
-                let w1 = w0 + c.torque[i] / j * dt;
+                let w1 = w0 + c.torque[i] * (dt / j);
                 e.rotational += 0.5 * j * w0.dot(&w1);
                 c.angvel[i] = w1;
                 if w1 != Vector3::zeros() {
@@ -215,7 +216,7 @@ impl Integrator {
                     continue;
                 }
                 let fd = damped(f, v0, self.damping);
-                let v1 = v0 + fd / m * dt;
+                let v1 = v0 + fd * (dt / m);
                 e.nonviscous -= (fd - f) * 0.5 * (v0 + v1) * dt;
                 e.kinetic += 0.5 * m * v0 * v1;
                 c.vel[i][k] = v1;
@@ -249,7 +250,7 @@ impl Integrator {
                     continue;
                 }
                 let td = damped(t, w0, self.damping);
-                let w1 = w0 + td / inertia * dt;
+                let w1 = w0 + td * (dt / inertia);
                 e.nonviscous -= (td - t) * 0.5 * (w0 + w1) * dt;
                 e.rotational += 0.5 * inertia * w0 * w1;
                 c.angvel[i][k] = w1;
