@@ -4,7 +4,8 @@
 //! Rayon's `*_init` adaptors make new buffers for every piece of work they split off,
 //! every step. Large ones (a chunk's plugin inputs are tens of kilobytes) were freed at
 //! the top of the heap, handed back to the system, and faulted in again the next step:
-//! about ten page faults per step, a sixth of a step's time at N = 10,000 on two threads.
+//! 59,785 minor page faults in 5,000 steps of the bench scene at N = 10,000 on two
+//! threads, against 5,442 with the buffers kept.
 
 use std::sync::Mutex;
 
