@@ -101,6 +101,8 @@ fn resumes_bitwise(laws: &str) {
     let rebuilds = parts.verlet.rebuilds;
     let mut parts = round_trip(&parts);
     assert_eq!(parts.verlet.rebuilds, rebuilds);
+    // Storage was put in Morton order (`contacts.reorder`): the checkpoint keeps it.
+    assert!(!parts.order.ids().is_empty(), "storage was reordered");
     parts.run_steps(1000).unwrap();
     let mut parts = round_trip(&parts);
     parts.run_steps(766).unwrap();
@@ -113,6 +115,7 @@ fn resumes_bitwise(laws: &str) {
         "contact state differs"
     );
     assert!(state(&parts) == state(&whole), "trajectories differ");
+    assert_eq!(parts.order, whole.order);
 }
 
 #[test]

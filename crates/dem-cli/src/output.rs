@@ -88,15 +88,18 @@ pub fn meshes_csv(rows: &[MeshRow]) -> String {
     text
 }
 
-/// Final particle state: id, kind, position, velocity, angular velocity, radius, force.
+/// Final particle state: id, kind, position, velocity, angular velocity, radius, force;
+/// one row per particle in the order of the scene's bodies (`id`), whatever the storage
+/// order.
 pub fn write_particles(dir: &Path, sim: &Simulation) -> std::io::Result<PathBuf> {
     let p = &sim.particles;
     let mut s = String::from("id,kind,x,y,z,vx,vy,vz,wx,wy,wz,radius,fx,fy,fz\n");
-    for i in 0..p.len() {
+    for id in 0..p.len() {
+        let i = sim.order.index(id);
         let r = p.shape[i].bounding_radius().unwrap_or(f64::INFINITY);
         let (x, v, w, f) = (p.pos[i], p.vel[i], p.angvel[i], p.force[i]);
         s.push_str(&format!(
-            "{i},{},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}\n",
+            "{id},{},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}\n",
             p.shape[i].kind().name(),
             x.x,
             x.y,

@@ -28,6 +28,7 @@ use crate::energy::Ledger;
 use crate::error::DemError;
 use crate::particles::{Dofs, Particles, Shape};
 use crate::plugins::PluginSet;
+use crate::reorder::ParticleOrder;
 use crate::scene::Scene;
 use crate::simulation::Simulation;
 use dem_api::{SphereShape, Vec3, WallShape};
@@ -40,8 +41,9 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// Version of the data layout; a checkpoint of another version is refused. 2: meshes
 /// (facets saved by mesh, mesh loads in the run record). 3: contact terms (a contact is
 /// keyed by its term as well as its pair). 4: the L6Geom state without the shifted
-/// origins `u0`, `phi0` (always zero).
-pub const FORMAT_VERSION: u32 = 4;
+/// origins `u0`, `phi0` (always zero). 5: the particles in storage order with the scene
+/// id of each (Morton reordering) and each contact's body roles (`swap`).
+pub const FORMAT_VERSION: u32 = 5;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -110,6 +112,10 @@ pub struct Checkpoint {
     /// Energy ledger.
     pub ledger: Ledger,
     particles: SavedParticles,
+    /// Scene id of the particle at each storage index (empty: scene order).
+    order: Vec<u32>,
+    /// Step of the last reordering of particle storage.
+    reordered: Option<u64>,
     verlet: VerletList,
     contacts: Vec<SavedContact>,
     /// Data of the front end, opaque here.
@@ -196,6 +202,8 @@ impl Checkpoint {
                     })
                     .collect(),
             },
+            order: sim.order.ids().to_vec(),
+            reordered: sim.order.last,
             verlet: sim.verlet.clone(),
             contacts: sim.contacts.save(),
             extra,
@@ -419,6 +427,16 @@ impl Checkpoint {
                     sim.materials.len()
                 ),
             ));
+        }
+        sim.order = ParticleOrder::from_ids(self.order, n, self.reordered).ok_or_else(|| {
+            failure(
+                path,
+                "holds a particle order that is not a permutation of its particles",
+            )
+        })?;
+        if !sim.order.ids().is_empty() {
+            // The scene's particles (the shapes that come from it) in the saved order.
+            sim.particles.permute(sim.order.ids());
         }
         let fresh = std::mem::take(&mut sim.particles.shape);
         let mut shape = Vec::with_capacity(n);

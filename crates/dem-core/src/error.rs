@@ -46,9 +46,9 @@ pub enum DemError {
         plugin: String,
         /// Functor name.
         functor: String,
-        /// The two particle ids of the contact.
+        /// Scene id of the contact's first particle (its place in the scene's bodies).
         a: u32,
-        /// Second particle id.
+        /// Scene id of the second particle.
         b: u32,
         /// What happened.
         message: String,
@@ -66,7 +66,7 @@ pub enum DemError {
     NonFinite {
         /// Step number.
         step: u64,
-        /// Particle id.
+        /// Scene id of the particle (its place in the scene's bodies).
         particle: usize,
         /// Which quantity, with its value.
         what: String,

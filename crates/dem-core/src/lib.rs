@@ -2,7 +2,7 @@
 //!
 //! Particles ([`particles`]), the leap-frog [`integrator`], the single [`l6geom`] update,
 //! the [`broadphase`], the [`contacts`] container and lifecycle, [`dispatch`] tables,
-//! the [`energy`] ledger, [`plugins`] loading and [`scene`] files, tied together by
+//! the [`energy`] ledger, the [`reorder`]ing of particle storage, [`plugins`] loading and [`scene`] files, tied together by
 //! [`simulation::Simulation`]. The [`law_tester`] drives one contact through a prescribed
 //! motion; [`checkpoint`]s save and restore a run, [`vtk`] writes ParaView files.
 
@@ -25,6 +25,7 @@ pub mod motion;
 pub mod parallel;
 pub mod particles;
 pub mod plugins;
+pub mod reorder;
 pub mod rotation;
 pub mod scene;
 pub mod simulation;

@@ -202,6 +202,29 @@ impl Particles {
         self.shape.shrink_to_fit();
     }
 
+    /// Puts the particle at index `new_to_old[i]` at index `i`, in every array
+    /// (`new_to_old` is a permutation of the indices).
+    pub fn permute(&mut self, new_to_old: &[u32]) {
+        fn gather<T>(v: &mut Vec<T>, new_to_old: &[u32]) {
+            let mut old: Vec<Option<T>> = std::mem::take(v).into_iter().map(Some).collect();
+            *v = new_to_old
+                .iter()
+                .map(|&i| old[i as usize].take().expect("a permutation"))
+                .collect();
+        }
+        gather(&mut self.pos, new_to_old);
+        gather(&mut self.vel, new_to_old);
+        gather(&mut self.ori, new_to_old);
+        gather(&mut self.angvel, new_to_old);
+        gather(&mut self.mass, new_to_old);
+        gather(&mut self.inertia, new_to_old);
+        gather(&mut self.force, new_to_old);
+        gather(&mut self.torque, new_to_old);
+        gather(&mut self.blocked, new_to_old);
+        gather(&mut self.material, new_to_old);
+        gather(&mut self.shape, new_to_old);
+    }
+
     /// Appends a particle; returns its id.
     #[allow(clippy::too_many_arguments)]
     pub fn push(

@@ -15,19 +15,25 @@ use crate::mesh::{MeshBody, MeshLoad};
 use crate::motion::Prescribed;
 use crate::particles::Particles;
 use crate::plugins::PluginSet;
+use crate::reorder::{free_runs, ParticleOrder};
 use crate::scene::{expand_bodies, Duration, Scene, TimeStep};
 use crate::timing::{lap, PhaseTimes};
 use dem_api::{LawPair, Material};
 use nalgebra::Vector3;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::time::Instant;
 
 /// A running simulation.
 pub struct Simulation {
     /// The scene it was built from.
     pub scene: Scene,
-    /// Particles (walls included).
+    /// Particles (walls included), in storage order: see [`Simulation::order`].
     pub particles: Particles,
+    /// Which scene particle each storage index holds (the free particles are reordered
+    /// in space every `contacts.reorder` steps; see [`crate::reorder`]). Particle ids in
+    /// [`Self::particles`] and [`Self::contacts`] are storage indices.
+    pub order: ParticleOrder,
     /// Materials by index (scene order of names).
     pub materials: Vec<Material>,
     /// Material names by index.
@@ -64,6 +70,10 @@ pub struct Simulation {
     reach: f64,
     eps: f64,
     l6: L6Options,
+    /// The runs of consecutive free particles, each reordered in itself.
+    free: Vec<Range<usize>>,
+    /// Cell size of the reordering's grid: the largest particle's diameter, m.
+    reorder_cell: f64,
 }
 
 impl Simulation {
@@ -201,9 +211,18 @@ impl Simulation {
             g.set_velocities(&mut particles, -dt, dt);
         }
         let broad_phase = scene.contacts.broad_phase;
+        let moving: BTreeSet<usize> = boundaries
+            .motions
+            .iter()
+            .flat_map(|g| g.members.iter().copied())
+            .collect();
+        let free = free_runs(particles.len(), |i| {
+            particles.shape[i].bounding_radius().is_some() && !moving.contains(&i)
+        });
         Ok(Simulation {
             scene,
             particles,
+            order: ParticleOrder::default(),
             materials,
             material_names: names,
             dispatch,
@@ -224,6 +243,8 @@ impl Simulation {
             reach,
             eps,
             l6,
+            free,
+            reorder_cell: 2.0 * rmax,
         })
     }
 
@@ -237,6 +258,12 @@ impl Simulation {
         let mut clock = Instant::now();
         let p = &mut self.particles;
         if self.verlet.stale(p) {
+            if self.order.due(self.step, self.scene.contacts.reorder) {
+                let cell = self.reorder_cell;
+                if let Some(old_to_new) = self.order.reorder(p, &self.free, cell, self.step) {
+                    self.contacts.renumber(&old_to_new);
+                }
+            }
             self.verlet.rebuild(p, self.reach, self.skin);
             self.contacts
                 .rebuild(&self.verlet.pairs, p, &self.dispatch)?;
@@ -253,7 +280,25 @@ impl Simulation {
             l6: self.l6,
             sparsify: self.scene.contacts.sparsify.map(Into::into),
         };
-        let [geometry, law] = self.contacts.process(&cx)?;
+        let order = &self.order;
+        let [geometry, law] = self.contacts.process(&cx).map_err(|e| match e {
+            DemError::PluginCall {
+                step,
+                plugin,
+                functor,
+                a,
+                b,
+                message,
+            } => DemError::PluginCall {
+                step,
+                plugin,
+                functor,
+                a: order.id(a as usize) as u32,
+                b: order.id(b as usize) as u32,
+                message,
+            },
+            e => e,
+        })?;
         self.timing.geometry += geometry;
         self.timing.law += law;
         lap(&mut clock);
@@ -291,10 +336,17 @@ impl Simulation {
             self.contacts.clone(),
             self.verlet.clone(),
             self.ledger,
+            self.order.clone(),
         );
         let result = self.step();
         if result.is_err() {
-            (self.particles, self.contacts, self.verlet, self.ledger) = saved;
+            (
+                self.particles,
+                self.contacts,
+                self.verlet,
+                self.ledger,
+                self.order,
+            ) = saved;
         }
         result
     }
@@ -330,7 +382,7 @@ impl Simulation {
             if let Some((what, value)) = bad {
                 return Err(DemError::NonFinite {
                     step: self.step,
-                    particle: i,
+                    particle: self.order.id(i),
                     what: format!("{what} = [{}, {}, {}]", value.x, value.y, value.z),
                 });
             }

@@ -2,6 +2,10 @@
 //! and the walls, with raw binary appended data (`header_type="UInt64"`, little endian),
 //! and `.pvd` collections that give each file its physical time.
 //!
+//! Particles are written in the order of their scene ids (their places in the scene's
+//! bodies), and every `id` is a scene id, whatever the storage order
+//! ([`crate::reorder`]).
+//!
 //! - particles: one vertex cell per sphere, point data `id`, `radius`, `velocity`,
 //!   `angular_velocity`, `force`, `torque`, `material` (index into the scene's materials in
 //!   name order) and `orientation` (unit quaternion `i, j, k, w`, body to global);
@@ -207,10 +211,15 @@ impl Grid {
     }
 }
 
+/// Storage indices of the particles in the order of their scene ids.
+fn scene_order(sim: &Simulation) -> impl Iterator<Item = usize> + '_ {
+    (0..sim.particles.len()).map(|id| sim.order.index(id))
+}
+
 /// The spheres of `sim`, one vertex cell each.
 pub fn particles(sim: &Simulation) -> Grid {
     let p = &sim.particles;
-    let ids: Vec<usize> = (0..p.len())
+    let ids: Vec<usize> = scene_order(sim)
         .filter(|&i| p.shape[i].bounding_radius().is_some())
         .collect();
     let mut g = Grid::default();
@@ -220,7 +229,7 @@ pub fn particles(sim: &Simulation) -> Grid {
     }
     let radius = ids.iter().filter_map(|&i| p.shape[i].bounding_radius());
     g.point_data = vec![
-        ints("id", ids.iter().map(|&i| i as i64)),
+        ints("id", ids.iter().map(|&i| sim.order.id(i) as i64)),
         f64s("radius", radius.collect()),
         vectors("velocity", ids.iter().map(|&i| p.vel[i])),
         vectors("angular_velocity", ids.iter().map(|&i| p.angvel[i])),
@@ -267,8 +276,14 @@ pub fn contacts(sim: &Simulation) -> Grid {
     let normal = |s: &&crate::contacts::Contact| -> Vector3<f64> { s.l6.frame.row(0).transpose() };
     let fnormal = |s: &&crate::contacts::Contact| normal(s) * normal(s).dot(&s.force);
     g.cell_data = vec![
-        ints("id1", live.iter().map(|s| s.bodies().0 as i64)),
-        ints("id2", live.iter().map(|s| s.bodies().1 as i64)),
+        ints(
+            "id1",
+            live.iter().map(|s| sim.order.id(s.bodies().0) as i64),
+        ),
+        ints(
+            "id2",
+            live.iter().map(|s| sim.order.id(s.bodies().1) as i64),
+        ),
         f64s(
             "normal_force",
             live.iter().map(|s| normal(s).dot(&s.force).abs()).collect(),
@@ -294,7 +309,7 @@ pub fn polyhedra(sim: &Simulation) -> Grid {
     // (body, face) of each cell.
     let mut faces: Vec<(usize, usize)> = Vec::new();
     let mut corners: Vec<[f64; 3]> = Vec::new();
-    for i in 0..p.len() {
+    for i in scene_order(sim) {
         let Shape::Polyhedron(b) = &p.shape[i] else {
             continue;
         };
@@ -311,7 +326,7 @@ pub fn polyhedra(sim: &Simulation) -> Grid {
         }
     }
     g.cell_data = vec![
-        ints("id", faces.iter().map(|&(i, _)| i as i64)),
+        ints("id", faces.iter().map(|&(i, _)| sim.order.id(i) as i64)),
         ints("face", faces.iter().map(|&(_, k)| k as i64)),
         vectors("velocity", faces.iter().map(|&(i, _)| p.vel[i])),
         vectors("angular_velocity", faces.iter().map(|&(i, _)| p.angvel[i])),

@@ -208,6 +208,8 @@ pub struct SavedContact {
     pub b: u32,
     /// Contact term of the pair.
     pub feature: u8,
+    /// True when the functor's body 1 is `b`.
+    pub swap: bool,
     /// Was the contact created in the last step?
     pub new: bool,
     /// Tracked geometry.
@@ -300,6 +302,7 @@ impl Contacts {
                 a: c.a,
                 b: c.b,
                 feature: c.feature,
+                swap: c.swap,
                 new: c.new,
                 l6: c.l6,
                 onset: [c.onset.time, c.onset.normal_velocity],
@@ -345,12 +348,23 @@ impl Contacts {
             if c.slots[i].contact != NONE {
                 return Err(format!("contact {}-{} is saved twice", s.a, s.b));
             }
+            // Only a pair of one shape kind can take either roles.
+            let kind = |i: u32| p.shape[i as usize].kind();
+            if s.swap != c.slots[i].swap && kind(s.a) != kind(s.b) {
+                return Err(format!(
+                    "contact {}-{} gives its bodies roles its functor does not take",
+                    s.a, s.b
+                ));
+            }
             let onset = Onset {
                 time: s.onset[0],
                 normal_velocity: s.onset[1],
             };
             c.push(i, s.l6, onset, s.new);
             let k = c.list.len() - 1;
+            // The slot gives the roles of a pair in storage order; a contact renamed by a
+            // reordering may keep the other roles.
+            c.list[k].swap = s.swap;
             c.state[k * c.stride..(k + 1) * c.stride].copy_from_slice(&s.state);
         }
         Ok(c)

@@ -124,6 +124,22 @@ impl Contacts {
         Ok(())
     }
 
+    /// Renames the particles of every contact after their storage was permuted
+    /// (`old_to_new[i]` is the new index of the particle at index `i`). The slots are
+    /// stale until the [`Contacts::rebuild`] that must follow, which re-maps the contacts
+    /// by key. A contact keeps its bodies' roles: when the new indices come in the other
+    /// order, `a` and `b` trade places and `swap` turns.
+    pub fn renumber(&mut self, old_to_new: &[u32]) {
+        for c in &mut self.list {
+            let (a, b) = (old_to_new[c.a as usize], old_to_new[c.b as usize]);
+            if a < b {
+                (c.a, c.b) = (a, b);
+            } else {
+                (c.a, c.b, c.swap) = (b, a, !c.swap);
+            }
+        }
+    }
+
     /// Puts the contacts (and their law state) in the order of their slots, that is of
     /// their particles: the law pass then reads the particles nearly in storage order
     /// instead of in the order the contacts happened to begin, which at N = 100,000 cost

@@ -284,6 +284,10 @@ pub struct ContactSettings {
     pub l6geom: L6Options,
     /// How the broad phase finds the pairs of bounded particles.
     pub broad_phase: BroadPhase,
+    /// Steps between two reorderings of the free particles' storage in Morton order of
+    /// their positions (at the first broad-phase rebuild, then at the first rebuild this
+    /// many steps after the last reordering; see [`crate::reorder`]); 0: never.
+    pub reorder: u64,
     /// Geometric epsilon, m: bodies closer than this touch (polyhedron functors). `None`:
     /// 1e-6 times the model size (see [`geometric_epsilon`]).
     #[serde(deserialize_with = "geometric_epsilon::positive_length")]
@@ -313,6 +317,7 @@ impl Default for ContactSettings {
             contact_eps: 1e-13,
             l6geom: L6Options::default(),
             broad_phase: BroadPhase::Grid,
+            reorder: 1000,
             geometric_epsilon: None,
             sparsify: None,
         }
