@@ -220,11 +220,17 @@ impl Checkpoint {
         self.contacts.len()
     }
 
-    /// Encoded size of each part, bytes: `particles`, `verlet` (candidate pairs and
-    /// anchor positions), `contacts`, `scene` (text and plugin stamps), `extra`.
+    /// Encoded size of each part, bytes: `particles` (with their scene ids), `verlet`
+    /// (candidate pairs and anchor positions), `contacts`, `scene` (text and plugin
+    /// stamps), `extra`.
     pub fn breakdown(&self) -> [(&'static str, usize); 5] {
         [
-            ("particles", encoded_len(&self.particles)),
+            (
+                "particles",
+                encoded_len(&self.particles)
+                    + encoded_len(&self.order)
+                    + encoded_len(&self.reordered),
+            ),
             ("verlet", encoded_len(&self.verlet)),
             ("contacts", encoded_len(&self.contacts)),
             (

@@ -186,6 +186,9 @@ pub struct Contacts {
     pub(crate) has_facets: bool,
     /// What the law pass leaves for the gather.
     gather: Gather,
+    /// Do the law pass's counts of ended contacts per chunk (`gather.totals`) still
+    /// describe the list (no rebuild, renumbering or failed step since)?
+    ended_known: bool,
     /// Buffers of the detection, kept from step to step.
     found: Vec<Vec<(u32, RawGeom)>>,
     fresh: Vec<(u32, RawGeom)>,
@@ -235,6 +238,8 @@ struct Gather {
 pub struct ContactTotals {
     /// Contacts alive after the step.
     pub active: usize,
+    /// Contacts that ended in the step (removed at the start of the next).
+    pub ended: usize,
     /// Elastic energy stored, J.
     pub elastic: f64,
     /// Friction dissipation this step, J.
@@ -408,10 +413,30 @@ impl Contacts {
     }
 
     /// Removes the contacts that ended in the last step: each is replaced by the last
-    /// contact of the list (a deterministic order, without moving the others).
+    /// contact of the list (a deterministic order, without moving the others). Only the
+    /// chunks where the law pass counted an ended contact are scanned, when its counts
+    /// still hold.
     fn retire(&mut self) {
         let n = self.stride;
-        for k in (0..self.list.len()).rev() {
+        let len = self.list.len();
+        let chunks = len.div_ceil(CHUNK);
+        let known = std::mem::take(&mut self.ended_known) && self.gather.totals.len() == chunks;
+        for chunk in (0..chunks).rev() {
+            if known && self.gather.totals[chunk].ended == 0 {
+                continue;
+            }
+            self.retire_in(chunk * CHUNK..((chunk + 1) * CHUNK).min(len), n);
+        }
+        debug_assert!(
+            self.list.iter().all(Contact::active),
+            "an ended contact outside the chunks the law pass counted it in"
+        );
+    }
+
+    /// [`Contacts::retire`] on the contacts at `range`, from the last; law state of
+    /// `n` values per contact.
+    fn retire_in(&mut self, range: Range<usize>, n: usize) {
+        for k in range.rev() {
             if self.list[k].active() {
                 continue;
             }
@@ -499,6 +524,7 @@ impl Contacts {
             &mut self.gather,
             &mut self.step_buffers,
         )?;
+        self.ended_known = true;
         Ok([geometry, crate::timing::lap(&mut clock)])
     }
 
@@ -567,6 +593,7 @@ impl Contacts {
         let mut t = ContactTotals::default();
         for x in &self.gather.totals {
             t.active += x.active;
+            t.ended += x.ended;
             t.elastic += x.elastic;
             t.friction += x.friction;
             t.damping += x.damping;

@@ -17,6 +17,8 @@ impl Contacts {
         p: &Particles,
         d: &Dispatch,
     ) -> Result<(), DemError> {
+        // Contacts end here, and the list is put in another order.
+        self.ended_known = false;
         let stride = d.laws.iter().map(|l| l.state_len).max().unwrap_or(0);
         if stride != self.stride {
             // Only before the first contact exists (the laws do not change in a run).
@@ -130,6 +132,7 @@ impl Contacts {
     /// by key. A contact keeps its bodies' roles: when the new indices come in the other
     /// order, `a` and `b` trade places and `swap` turns.
     pub fn renumber(&mut self, old_to_new: &[u32]) {
+        self.ended_known = false;
         for c in &mut self.list {
             let (a, b) = (old_to_new[c.a as usize], old_to_new[c.b as usize]);
             if a < b {

@@ -357,6 +357,9 @@ fn law_work<'a>(
 fn finish_chunk(list: &[Contact], bodies: &mut [[u32; 2]]) -> ContactTotals {
     let mut t = ContactTotals::default();
     for (c, b) in list.iter().zip(bodies) {
+        if !c.active() {
+            t.ended += 1;
+        }
         if c.gone {
             continue;
         }
