@@ -90,7 +90,8 @@ fn peak_rss() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
-/// Bytes of particle storage per particle (every per-particle array, one element each).
+/// Bytes of particle storage per particle (every per-particle array, one element each,
+/// and the scene id and storage index of each once storage was reordered).
 fn bytes_per_particle(sim: &Simulation) -> f64 {
     use std::mem::size_of_val;
     let p = &sim.particles;
@@ -107,7 +108,8 @@ fn bytes_per_particle(sim: &Simulation) -> f64 {
         + size_of_val(&p.torque[0])
         + size_of_val(&p.blocked[0])
         + size_of_val(&p.material[0])
-        + size_of_val(&p.shape[0])) as f64
+        + size_of_val(&p.shape[0])
+        + sim.order.bytes_per_particle()) as f64
 }
 
 /// Runs one size in this process (inside the caller's thread pool) and measures it.

@@ -59,6 +59,16 @@ impl ParticleOrder {
         &self.ids
     }
 
+    /// Bytes held per particle: a scene id and a storage index once storage was
+    /// reordered, nothing before.
+    pub fn bytes_per_particle(&self) -> usize {
+        if self.ids.is_empty() {
+            0
+        } else {
+            2 * std::mem::size_of::<u32>()
+        }
+    }
+
     /// Scene id of the particle stored at index `i`.
     pub fn id(&self, i: usize) -> usize {
         self.ids.get(i).map_or(i, |&id| id as usize)
