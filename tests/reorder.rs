@@ -146,3 +146,44 @@ fn outputs_keep_scene_order() {
         assert_eq!(read, vec![x.x, x.y, x.z], "particle {id}");
     }
 }
+
+/// Sphere 0 rests on the floor (wall 2) at x = 0.2 m; sphere 1 hangs at x = 0, where the
+/// Morton order puts it first: storage holds 1, 0, 2.
+fn two_spheres(law: &str, params: &str) -> Simulation {
+    let text = format!(
+        r#"Scene(
+    materials: {{ "m": (density: 1000, young: 1e6, friction: 0.3) }},
+    laws: [(materials: ("*", "*"), law: "{law}", params: {params})],
+    bodies: [
+        Sphere(center: (0.2, 0, 0.0095), radius: 0.01, material: "m"),
+        Sphere(center: (0, 0, 0.1), radius: 0.01, material: "m"),
+        Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m"),
+    ],
+    gravity: (0, 0, -9.81),
+    timestep: Fixed(1e-5),
+    duration: Steps(10),
+)"#
+    );
+    sim_from_text(&text, "errors.ron").unwrap()
+}
+
+#[test]
+fn errors_name_scene_ids() {
+    let mut sim = two_spheres("Law2_Test_Faulty", r#"(fault: "panic")"#);
+    let e = sim.run_steps(1).expect_err("the law fails").to_string();
+    assert_eq!(sim.order.ids(), &[1, 0, 2], "storage was reordered");
+    assert!(e.contains("contact 0-2"), "{e}");
+
+    let mut sim = two_spheres("Law2_L6Geom_LinearElPl", "()");
+    sim.run_steps(3).unwrap();
+    assert_eq!(sim.order.ids(), &[1, 0, 2]);
+    // Drive the velocity of sphere 1 (in the air, stored first) past the largest float
+    // during step 3.
+    sim.particles.vel[sim.order.index(1)].x = f64::MAX;
+    sim.integrator.gravity = nalgebra::Vector3::new(f64::MAX, 0.0, 0.0);
+    let e = sim.run_steps(1).expect_err("overflow").to_string();
+    assert!(
+        e.starts_with("step 3: non-finite state of particle 1: "),
+        "{e}"
+    );
+}

@@ -280,25 +280,15 @@ impl Simulation {
             l6: self.l6,
             sparsify: self.scene.contacts.sparsify.map(Into::into),
         };
-        let order = &self.order;
-        let [geometry, law] = self.contacts.process(&cx).map_err(|e| match e {
-            DemError::PluginCall {
-                step,
-                plugin,
-                functor,
-                a,
-                b,
-                message,
-            } => DemError::PluginCall {
-                step,
-                plugin,
-                functor,
-                a: order.id(a as usize) as u32,
-                b: order.id(b as usize) as u32,
-                message,
-            },
-            e => e,
-        })?;
+        let mut processed = self.contacts.process(&cx);
+        if let Err(DemError::PluginCall { a, b, .. }) = &mut processed {
+            // Errors name particles by scene id.
+            (*a, *b) = (
+                self.order.id(*a as usize) as u32,
+                self.order.id(*b as usize) as u32,
+            );
+        }
+        let [geometry, law] = processed?;
         self.timing.geometry += geometry;
         self.timing.law += law;
         lap(&mut clock);
