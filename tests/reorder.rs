@@ -3,8 +3,7 @@
 //! force summation), and keeps scene ids in the outputs.
 
 use dem_core::Simulation;
-use dem_verification::{dem_exe, root, sim_from_text};
-use std::process::Command;
+use dem_verification::{dem_run, root, sim_from_text};
 
 /// 800 spheres placed at random (so storage order has nothing to do with space) pressed
 /// into a box by a strong gravity; `{reorder}` and `{steps}` are filled in.
@@ -120,18 +119,7 @@ fn outputs_keep_scene_order() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("scene.ron");
     std::fs::write(&path, scene(500)).unwrap();
-    let out = Command::new(dem_exe())
-        .args(["run", "--quiet", "--out"])
-        .arg(dir.join("out"))
-        .arg(&path)
-        .env_remove("RUST_LOG")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    dem_run(&path, &dir.join("out"));
 
     let sim = run(500);
     assert!(!sim.order.ids().is_empty());

@@ -243,17 +243,7 @@ fn run_with_dem(lib: &Path, law: &str) -> f64 {
         ),
     )
     .unwrap();
-    let out = Command::new(dem_verification::dem_exe())
-        .args(["run", scene.to_str().unwrap(), "--quiet", "--out"])
-        .arg(dir.join("out"))
-        .env_remove("RUST_LOG")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    dem_verification::dem_run(&scene, &dir.join("out"));
     let csv = std::fs::read_to_string(dir.join("out/particles.csv")).unwrap();
     let row = csv.lines().nth(2).expect("sphere 1");
     row.split(',').nth(5).unwrap().parse().unwrap()

@@ -149,6 +149,22 @@ pub fn dem_exe() -> &'static Path {
     })
 }
 
+/// Runs `dem run --quiet --out <out> <scene>` (without `RUST_LOG`) and fails the test,
+/// with dem's stderr, unless it succeeds.
+pub fn dem_run(scene: &Path, out: &Path) {
+    let result = Command::new(dem_exe())
+        .args(["run", "--quiet", "--out"])
+        .args([out, scene])
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("dem runs");
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+}
+
 /// What VTK itself (Python's `vtk` package) reads from `.vtu` and `.pvd` files, by path
 /// (see `tests/support/read_vtk.py`).
 pub fn read_vtk(paths: &[&Path]) -> serde_json::Value {
