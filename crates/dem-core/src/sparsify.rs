@@ -30,64 +30,7 @@ use crate::particles::{Facet, Shape};
 use dem_api::convex::{sparsify, SparsifyCandidate, SparsifyParams};
 use dem_api::{FacetShape, RawGeom};
 use nalgebra::Point3;
-use serde::Deserialize;
 use std::collections::BTreeMap;
-
-/// The scene's `contacts.sparsify` block.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
-#[serde(deny_unknown_fields, try_from = "Fields")]
-pub struct SparsifySettings {
-    /// Relative area threshold, in [0, 1].
-    pub threshold: f64,
-    /// Minimum area, m^2 (>= 0).
-    pub minarea: f64,
-    /// Minimum distance between contact points, m (>= 0).
-    pub mindist: f64,
-}
-
-/// The block as written, before its values are checked.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Fields {
-    threshold: f64,
-    minarea: f64,
-    mindist: f64,
-}
-
-impl TryFrom<Fields> for SparsifySettings {
-    type Error = String;
-
-    fn try_from(f: Fields) -> Result<Self, String> {
-        if !(0.0..=1.0).contains(&f.threshold) {
-            return Err(format!(
-                "contacts.sparsify.threshold must be in [0, 1], got {}",
-                f.threshold
-            ));
-        }
-        for (name, v) in [("minarea", f.minarea), ("mindist", f.mindist)] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(format!(
-                    "contacts.sparsify.{name} must be finite and >= 0, got {v}"
-                ));
-            }
-        }
-        Ok(SparsifySettings {
-            threshold: f.threshold,
-            minarea: f.minarea,
-            mindist: f.mindist,
-        })
-    }
-}
-
-impl From<SparsifySettings> for SparsifyParams {
-    fn from(s: SparsifySettings) -> Self {
-        SparsifyParams {
-            threshold: s.threshold,
-            minarea: s.minarea,
-            mindist: s.mindist,
-        }
-    }
-}
 
 /// One contact between a body and a facet of a mesh, as the sparsifier sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]

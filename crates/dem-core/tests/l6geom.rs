@@ -2,7 +2,8 @@
 //! exactly what was imposed, and the frame stays orthonormal.
 
 use dem_api::RawGeom;
-use dem_core::l6geom::{BodyKin, L6Options, L6State};
+use dem_core::l6geom::{BodyKin, L6State};
+use dem_core::scene::L6Options;
 use nalgebra::{Matrix3, Rotation3, Vector3};
 
 fn sphere_geom(x1: &Vector3<f64>, x2: &Vector3<f64>, r1: f64, r2: f64) -> RawGeom {

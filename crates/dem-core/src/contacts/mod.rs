@@ -38,8 +38,9 @@ mod step;
 
 use crate::dispatch::Dispatch;
 use crate::error::DemError;
-use crate::l6geom::{BodyKin, L6Options, L6State};
+use crate::l6geom::{BodyKin, L6State};
 use crate::particles::Particles;
+use crate::scene::L6Options;
 use dem_api::{LawOutput, Material, Onset, RawGeom};
 use nalgebra::Vector3;
 use rayon::prelude::*;

@@ -6,11 +6,12 @@ mod generators;
 pub mod geometric_epsilon;
 mod mesh_body;
 mod polyhedra;
+mod settings;
 
 pub use generators::{expand_bodies, Boundaries};
+pub use settings::{BroadPhase, ContactSettings, L6Options, SparsifySettings};
 
 use crate::error::DemError;
-use crate::l6geom::L6Options;
 use crate::motion::Motion;
 use ron::value::RawValue;
 use serde::Deserialize;
@@ -269,59 +270,6 @@ pub enum Duration {
     Steps(u64),
     /// Simulated time, s.
     Time(f64),
-}
-
-/// Contact handling settings.
-#[derive(Deserialize, Debug, Clone, Copy)]
-#[serde(default, deny_unknown_fields)]
-pub struct ContactSettings {
-    /// Verlet skin as a fraction of the largest sphere radius.
-    pub skin: f64,
-    /// Hysteresis band, m: a contact is created when the gap falls below the law's
-    /// interaction distance and removed when it rises above it by more than this.
-    pub contact_eps: f64,
-    /// L6Geom options.
-    pub l6geom: L6Options,
-    /// How the broad phase finds the pairs of bounded particles.
-    pub broad_phase: BroadPhase,
-    /// Steps between two reorderings of the free particles' storage in Morton order of
-    /// their positions (at the first broad-phase rebuild, then at the first rebuild this
-    /// many steps after the last reordering; see [`crate::reorder`]); 0: never.
-    pub reorder: u64,
-    /// Geometric epsilon, m: bodies closer than this touch (polyhedron functors). `None`:
-    /// 1e-6 times the model size (see [`geometric_epsilon`]).
-    #[serde(deserialize_with = "geometric_epsilon::positive_length")]
-    pub geometric_epsilon: Option<f64>,
-    /// Contact sparsification of mesh contacts (off when absent); see
-    /// [`crate::sparsify`].
-    pub sparsify: Option<crate::sparsify::SparsifySettings>,
-}
-
-/// Broad-phase method for pairs of bounded particles (both give the same pairs).
-#[derive(Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum BroadPhase {
-    /// A uniform cell grid of the largest particle's size: best for narrow size
-    /// distributions.
-    #[default]
-    Grid,
-    /// Zomorodian and Edelsbrunner's hybrid box intersection of the particles' bounding
-    /// boxes: for wide size distributions, where a grid sized for the largest particle
-    /// holds many small ones per cell.
-    BoxIntersection,
-}
-
-impl Default for ContactSettings {
-    fn default() -> Self {
-        ContactSettings {
-            skin: 0.2,
-            contact_eps: 1e-13,
-            l6geom: L6Options::default(),
-            broad_phase: BroadPhase::Grid,
-            reorder: 1000,
-            geometric_epsilon: None,
-            sparsify: None,
-        }
-    }
 }
 
 /// Output settings.
