@@ -88,8 +88,10 @@ fn resumes_bitwise(laws: &str) {
     // Interrupted twice, once between two broad-phase rebuilds.
     let mut parts = sim_of(laws);
     parts.run_steps(1234).unwrap();
-    let live = parts.contacts.live();
-    let sliding = live.filter(|s| s.l6.u.y != 0.0 || s.l6.u.z != 0.0).count();
+    let live = parts.contacts.live_with_geometry();
+    let sliding = live
+        .filter(|(_, l6)| l6.u.y != 0.0 || l6.u.z != 0.0)
+        .count();
     assert!(
         sliding > 20,
         "only {sliding} contacts with tangential history"

@@ -1,6 +1,7 @@
 //! A plugin built against an incompatible dem-api is refused with a short message naming
-//! the file and what differs: here law-linear, built outside the workspace against two
-//! altered copies of dem-api (another minor version; a field added to `RawGeom` and `L6Geom`).
+//! the file and what differs: here law-linear, built outside the workspace against altered
+//! copies of dem-api (the previous minor version, 0.2; a field added to `RawGeom` and
+//! `L6Geom`; two fields swapped).
 
 use dem_core::PluginSet;
 use dem_verification::root;
@@ -102,13 +103,18 @@ fn incompatible_plugins_are_refused_with_a_short_reason() {
         let t = std::fs::read_to_string(api.join("Cargo.toml")).unwrap();
         std::fs::write(
             api.join("Cargo.toml"),
-            t.replacen(dem_api::API_VERSION, "0.99.0", 1),
+            t.replacen(dem_api::API_VERSION, "0.2.0", 1),
         )
         .unwrap();
     });
+    // A plugin of the previous minor version (the record-per-contact ABI of 0.2): one
+    // line that says what to do.
     let e = refusal(&minor);
     assert!(
-        e.contains("0.99.0") && e.contains(dem_api::API_VERSION),
+        e.contains(&format!(
+            "built against dem-api 0.2.0: rebuild it against dem-api {}",
+            dem_api::API_VERSION
+        )),
         "{e}"
     );
 

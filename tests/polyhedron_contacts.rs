@@ -224,18 +224,18 @@ fn the_scene_geometric_epsilon_reaches_the_polyhedron_functors() {
     println!("default geometric epsilon {eps:e} m");
     assert!((eps - 3e-7).abs() < 1e-20);
     // The centre is 1e-4 m outside the cube, more than epsilon: gap 1e-4 - r.
-    let gap = sim.contacts.find(0, 1).expect("in contact").l6.u.x;
+    let gap = sim.contacts.find_geometry(0, 1).expect("in contact").u.x;
     assert!((gap - (1e-4 - 0.02)).abs() < 1e-15, "gap {gap}");
     // With epsilon 1e-3 m the centre is on the surface: gap -r.
     let sim = near_touching("l6geom: (no_ratch: false), geometric_epsilon: 1e-3", "").unwrap();
     assert_eq!(sim.dispatch.geometric_epsilon, 1e-3);
-    let gap = sim.contacts.find(0, 1).expect("in contact").l6.u.x;
+    let gap = sim.contacts.find_geometry(0, 1).expect("in contact").u.x;
     assert!((gap + 0.02).abs() < 1e-15, "gap {gap}");
     // A functor's own setting wins over the scene's.
     let own = "geometry: [(shapes: (\"Sphere\", \"Polyhedron\"),
                 functor: \"Cg2_Sphere_Polyhedron_L6Geom\", params: (geometric_epsilon: 1e-9))],";
     let sim = near_touching("geometric_epsilon: 1e-3", own).unwrap();
-    let gap = sim.contacts.find(0, 1).expect("in contact").l6.u.x;
+    let gap = sim.contacts.find_geometry(0, 1).expect("in contact").u.x;
     assert!((gap - (1e-4 - 0.02)).abs() < 1e-15, "gap {gap}");
 }
 

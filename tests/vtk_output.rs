@@ -148,7 +148,7 @@ fn particles_read_back() {
 #[test]
 fn contacts_read_back() {
     let sim = running();
-    let live: Vec<_> = sim.contacts.live().collect();
+    let live: Vec<_> = sim.contacts.live_with_geometry().collect();
     assert!(live.len() > 10, "{} contacts", live.len());
     let piece = read_back(&vtk::contacts(&sim), "contacts.vtu");
     let (conn, offsets, types) = piece.cells();
@@ -165,12 +165,12 @@ fn contacts_read_back() {
     let pts = piece.points();
     let p = &sim.particles;
     let mut walls = 0;
-    for (k, s) in live.iter().enumerate() {
+    for (k, (s, l6)) in live.iter().enumerate() {
         let (b1, b2) = s.bodies();
         let id = |i: usize| sim.order.id(i) as i64;
         assert_eq!((id1[k], id2[k]), (id(b1), id(b2)));
-        assert_eq!(overlap[k], (-s.l6.u.x).max(0.0));
-        let n = s.l6.frame.row(0).transpose();
+        assert_eq!(overlap[k], (-l6.u.x).max(0.0));
+        let n = l6.frame.row(0).transpose();
         assert_eq!(normal[3 * k..3 * k + 3], [n.x, n.y, n.z]);
         // Normal and tangential parts add up to the contact force.
         for c in 0..3 {
@@ -184,7 +184,7 @@ fn contacts_read_back() {
                 p.pos[i]
             } else {
                 walls += 1;
-                s.l6.point
+                l6.point
             }
         };
         let (e1, e2) = (end(b1), end(b2));

@@ -1,34 +1,17 @@
 //! The two batched functor traits that cross the plugin boundary.
 //!
-//! Both are called with slices of work (typically 256-1024 contacts) from the solver's
-//! worker threads; an implementation must be pure: read its inputs, write its outputs and
-//! the state slice it is given, and nothing else (no threads, no global state). Plugin
-//! authors do not implement these traits directly: they write the per-contact traits of
-//! [`crate::sdk`] and the export macro implements these.
+//! Both are called with column batches (see [`crate::batch`]; typically up to 256
+//! contacts) from the solver's worker threads; an implementation must be pure: read its
+//! inputs, write its outputs and the state it is given, and nothing else (no threads, no
+//! global state). Plugin authors do not implement these traits directly: they write the
+//! per-contact traits of [`crate::sdk`] and the export macro implements these.
 
+use crate::batch::{GeomBatch, LawBatch, LawOutColumns, StateColumns};
 use crate::geom::RawGeom;
-use crate::law::{LawInput, LawOutput, LawPair};
-use crate::shape::BodyView;
+use crate::law::LawPair;
 use abi_stable::sabi_trait;
-use abi_stable::std_types::{RBox, RResult, RSlice, RSliceMut, RString};
+use abi_stable::std_types::{RBox, RResult, RSliceMut, RString};
 use abi_stable::StableAbi;
-
-/// One pair of bodies handed to a geometry functor.
-#[repr(C)]
-#[derive(StableAbi, Clone, Copy, Debug)]
-pub struct GeomInput<'a> {
-    /// Body 1 (its shape is the functor's first declared shape kind).
-    pub b1: BodyView<'a>,
-    /// Body 2 (its shape is the functor's second declared shape kind).
-    pub b2: BodyView<'a>,
-    /// Report `touching = 1` when the gap is below this distance, m (the contact law's
-    /// interaction distance plus the solver's hysteresis band; 0 for touching contacts).
-    pub distance: f64,
-    /// Which term of the pair is asked for, `0..features` (see [`Cg2Functor::features`]);
-    /// always `0` for a functor with one term per pair.
-    /// Each term is a contact of its own, with its own L6Geom and law state.
-    pub feature: u32,
-}
 
 /// Why a batched call failed.
 #[repr(C)]
@@ -45,14 +28,15 @@ pub struct CallError {
 #[sabi_trait]
 pub trait Cg2Functor: Send + Sync {
     /// Contact terms per pair: `1` for an ordinary functor. The solver keeps that many
-    /// contacts per candidate pair, asks for each by [`GeomInput::feature`], and adds their
+    /// contacts per candidate pair, asks for each by [`GeomBatch::features`], and adds their
     /// forces, each times its [`RawGeom::weight`]. Asked once, after construction.
     fn features(&self) -> u32;
 
-    /// Writes one [`RawGeom`] per input into `out` (same length as `pairs`).
+    /// Writes one [`RawGeom`] per pair of `batch` into `out` (same length as
+    /// `batch.pairs`).
     fn geom_batch(
         &self,
-        pairs: RSlice<'_, GeomInput<'_>>,
+        batch: &GeomBatch<'_>,
         out: RSliceMut<'_, RawGeom>,
     ) -> RResult<(), CallError>;
 }
@@ -71,14 +55,15 @@ pub trait ContactLaw: Send + Sync {
     /// for the critical time step `sqrt(m / k)`.
     fn stiffness(&self, pair: &LawPair) -> f64;
 
-    /// Computes one output per input. `state` holds `state_len()` slots per contact,
-    /// contiguous and in input order; the law reads and updates them.
+    /// Computes the output of every contact of `batch` into `out` (columns of the batch's
+    /// length). `state` holds `state_len()` slots per contact as column blocks (see
+    /// [`StateColumns`]); the law reads and updates them.
     #[sabi(last_prefix_field)]
     fn law_batch(
         &self,
-        inputs: RSlice<'_, LawInput>,
-        state: RSliceMut<'_, f64>,
-        out: RSliceMut<'_, LawOutput>,
+        batch: &LawBatch<'_>,
+        state: StateColumns<'_>,
+        out: LawOutColumns<'_>,
     ) -> RResult<(), CallError>;
 }
 

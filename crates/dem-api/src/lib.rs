@@ -9,7 +9,8 @@
 //!   [`polyhedron`]: the convex polyhedron record; [`convex`]: the geometry library;
 //! - [`geom`]: `RawGeom` (what a geometry functor returns) and `L6Geom` (what a law reads),
 //!   with the sign conventions every plugin follows;
-//! - [`law`]: law input and output records;
+//! - [`law`]: law input and output records (per contact, as the SDK hands them over);
+//! - [`batch`]: the column batches a batched call reads and writes;
 //! - [`functor`]: the batched ABI traits; [`root`]: the root module; [`log`]: log bridge;
 //! - [`sdk`]: what a plugin author uses: per-contact traits and [`export_plugin!`];
 //! - [`c_abi`]: the function table of plugins written in C or C++.
@@ -20,6 +21,7 @@
 #![allow(non_local_definitions)]
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod c_abi;
 pub mod facet;
 pub mod functor;
@@ -32,8 +34,12 @@ pub mod root;
 pub mod sdk;
 pub mod shape;
 
+pub use batch::{
+    BodyColumns, Columns3, Columns3Mut, GeomBatch, L6Columns, LawBatch, LawOutColumns, LawView,
+    StateColumns, FLAG_LAST, FLAG_NEW,
+};
 pub use facet::FacetShape;
-pub use functor::{CallError, Cg2Box, Cg2Functor, ContactLaw, GeomInput, LawBox};
+pub use functor::{CallError, Cg2Box, Cg2Functor, ContactLaw, LawBox};
 pub use geom::{L6Geom, RawGeom};
 pub use law::{LawInput, LawOutput, LawPair, Material, Onset};
 pub use log::{HostLogger, LogLevel};

@@ -4,11 +4,11 @@
 
 use abi_stable::library::RawLibrary;
 use abi_stable::sabi_trait::TD_Opaque;
-use abi_stable::std_types::{RBox, RErr, ROk, RResult, RSlice, RSliceMut, RString, RVec};
+use abi_stable::std_types::{RBox, RErr, ROk, RResult, RString, RVec};
 use dem_api::c_abi::{DemCEntry, DemCLaw, DemCParam, DemCPlugin, DEM_C_ABI_VERSION, DEM_C_ENTRY};
 use dem_api::{
-    functor::ContactLaw_TO, CallError, ContactLaw, FunctorInfo, FunctorRole, LawBox, LawInput,
-    LawOutput, LawPair,
+    functor::ContactLaw_TO, CallError, ContactLaw, FunctorInfo, FunctorRole, LawBatch, LawBox,
+    LawInput, LawOutColumns, LawOutput, LawPair, StateColumns,
 };
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::path::Path;
@@ -269,28 +269,51 @@ impl ContactLaw for CLaw {
 
     fn law_batch(
         &self,
-        inputs: RSlice<'_, LawInput>,
-        mut state: RSliceMut<'_, f64>,
-        mut out: RSliceMut<'_, LawOutput>,
+        batch: &LawBatch<'_>,
+        mut state: StateColumns<'_>,
+        mut out: LawOutColumns<'_>,
     ) -> RResult<(), CallError> {
         let n = self.table.state_len as usize;
-        if inputs.len() != out.len() || state.len() != n * inputs.len() {
+        let len = batch.len();
+        if !batch.consistent() || !out.has_len(len) || !state.fits(len, n) {
             return RErr(CallError {
                 index: u64::MAX,
-                message: "input, state and output lengths differ".into(),
+                message: "malformed batch: the lengths of its columns differ".into(),
             });
         }
         let compute = self.table.compute.expect("checked at load");
-        for (i, (inp, o)) in inputs.iter().zip(out.iter_mut()).enumerate() {
-            let s = state[i * n..(i + 1) * n].as_mut_ptr();
-            // SAFETY: valid handle; `inp`, `s` (n slots) and `o` are live for the call.
-            let code = unsafe { compute(self.handle, inp, s, o) };
+        // The C interface takes one contact's slots contiguous: in the row layout where
+        // they are stored, else gathered and written back.
+        let mut gathered = vec![0.0; n];
+        for i in 0..len {
+            let input = batch.input(i);
+            let mut o = LawOutput::default();
+            let row = state.slot_stride == 1;
+            let slots = if row {
+                let start = state.index(i, 0);
+                state.values[start..start + n].as_mut_ptr()
+            } else {
+                for (j, s) in gathered.iter_mut().enumerate() {
+                    *s = state.values[state.index(i, j)];
+                }
+                gathered.as_mut_ptr()
+            };
+            // SAFETY: valid handle; `input`, `slots` (n values) and `o` are live for the
+            // call.
+            let code = unsafe { compute(self.handle, &input, slots, &mut o) };
             if code != 0 {
                 return RErr(CallError {
                     index: i as u64,
                     message: format!("returned error code {code}").into(),
                 });
             }
+            if !row {
+                for (j, &s) in gathered.iter().enumerate() {
+                    let at = state.index(i, j);
+                    state.values[at] = s;
+                }
+            }
+            out.set(i, &o);
         }
         ROk(())
     }

@@ -58,7 +58,7 @@ pub fn hand_over(c: &mut Contacts, fresh: &mut Vec<(u32, RawGeom)>, cx: &StepCon
             .enumerate()
             .filter(|&(_, &k)| contacts[k].law == s.law && contacts[k].feature == s.feature)
             .max_by(|(_, &x), (_, &y)| {
-                let dot = |k: usize| contacts[k].l6.frame.row(0).transpose().dot(normal);
+                let dot = |k: usize| c.geometry(k).frame.row(0).transpose().dot(normal);
                 dot(x).total_cmp(&dot(y))
             })
             .map(|(i, &k)| (i, k));

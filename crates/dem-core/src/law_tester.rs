@@ -280,13 +280,14 @@ impl LawTest {
                     damping,
                     ..Record::default()
                 };
-                if let Some(s) = sim.contacts.get(0, 1) {
+                if let Some(k) = sim.contacts.position(0, 1) {
+                    let (s, l6) = (&sim.contacts.list()[k], sim.contacts.geometry(k));
                     friction += s.out.friction;
                     damping += s.out.damping;
                     r = Record {
                         contact: s.active(),
-                        u: s.l6.u.into(),
-                        phi: s.l6.phi.into(),
+                        u: l6.u.into(),
+                        phi: l6.phi.into(),
                         force: [s.out.force.x, s.out.force.y, s.out.force.z],
                         torque: [s.out.torque.x, s.out.torque.y, s.out.torque.z],
                         elastic: s.out.elastic,

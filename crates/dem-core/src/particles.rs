@@ -4,7 +4,8 @@
 //! reference point) and orientation: together they are one rigid body.
 
 use dem_api::{
-    FacetShape, PolyhedronData, PolyhedronShape, ShapeKind, ShapeView, SphereShape, Vec3, WallShape,
+    BodyColumns, FacetShape, PolyhedronData, PolyhedronShape, Quat, ShapeKind, ShapeView,
+    SphereShape, Vec3, WallShape,
 };
 use nalgebra::{UnitQuaternion, Vector3};
 use std::sync::Arc;
@@ -250,6 +251,18 @@ impl Particles {
         self.material.push(material);
         self.shape.push(shape);
         self.pos.len() - 1
+    }
+
+    /// The particles as the columns a geometry functor reads (positions, orientations and
+    /// velocities in place), with `views` the shape view of each particle.
+    pub fn columns<'a>(&'a self, views: &'a [ShapeView<'a>]) -> BodyColumns<'a> {
+        BodyColumns {
+            pos: bytemuck::cast_slice::<_, Vec3>(&self.pos).into(),
+            ori: bytemuck::cast_slice::<_, Quat>(&self.ori).into(),
+            vel: bytemuck::cast_slice::<_, Vec3>(&self.vel).into(),
+            angvel: bytemuck::cast_slice::<_, Vec3>(&self.angvel).into(),
+            shape: views.into(),
+        }
     }
 
     /// Mass as a law sees it: infinite when all translations are blocked.

@@ -60,8 +60,8 @@ extern "C" fn host_log(level: LogLevel, target: RStr<'_>, message: RStr<'_>) {
 pub fn summarize_load_error(e: &LibraryError) -> String {
     match e {
         LibraryError::IncompatibleVersionNumber { expected_version, actual_version, .. } => format!(
-            "built against dem-api {actual_version}, but this solver uses dem-api {expected_version} \
-             (plugins must be rebuilt for each 0.x minor version)"
+            "built against dem-api {actual_version}: rebuild it against dem-api {expected_version}, \
+             which this solver uses (each 0.x minor version changes the ABI)"
         ),
         LibraryError::OpenError { err, .. } => format!("cannot open the library: {err}"),
         LibraryError::GetSymbolError { .. } => "not a dem plugin (no root module symbol)".to_string(),

@@ -17,7 +17,8 @@ use crate::plugins::PluginSet;
 use crate::reorder::{free_runs, ParticleOrder};
 use crate::scene::{expand_bodies, Duration, L6Options, Scene, TimeStep};
 use crate::timing::{lap, PhaseTimes};
-use dem_api::{LawPair, Material};
+use crate::workers::recycle;
+use dem_api::{LawPair, Material, ShapeView};
 use nalgebra::Vector3;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -73,6 +74,9 @@ pub struct Simulation {
     free: Vec<Range<usize>>,
     /// Cell size of the reordering's grid: the largest particle's diameter, m.
     reorder_cell: f64,
+    /// The particles' shape views, made anew each step into this buffer (empty between
+    /// steps).
+    views: Vec<ShapeView<'static>>,
 }
 
 impl Simulation {
@@ -244,6 +248,7 @@ impl Simulation {
             l6,
             free,
             reorder_cell: 2.0 * rmax,
+            views: Vec::new(),
         })
     }
 
@@ -268,8 +273,11 @@ impl Simulation {
                 .rebuild(&self.verlet.pairs, p, &self.dispatch)?;
         }
         self.timing.broad_phase += lap(&mut clock);
+        let mut views: Vec<ShapeView<'_>> = recycle(std::mem::take(&mut self.views));
+        views.extend(p.shape.iter().map(|s| s.view()));
         let cx = StepContext {
             particles: p,
+            bodies: p.columns(&views),
             materials: &self.materials,
             dispatch: &self.dispatch,
             dt: self.integrator.dt,
@@ -280,6 +288,7 @@ impl Simulation {
             sparsify: self.scene.contacts.sparsify.map(Into::into),
         };
         let mut processed = self.contacts.process(&cx);
+        self.views = recycle(views);
         if let Err(DemError::PluginCall { a, b, .. }) = &mut processed {
             // Errors name particles by scene id.
             (*a, *b) = (

@@ -259,7 +259,7 @@ pub fn particles(sim: &Simulation) -> Grid {
 /// The live contacts of `sim`, one line cell each.
 pub fn contacts(sim: &Simulation) -> Grid {
     let p = &sim.particles;
-    let live: Vec<_> = sim.contacts.live().collect();
+    let live: Vec<_> = sim.contacts.live_with_geometry().collect();
     let mut g = Grid::default();
     let end = |i: usize, c: &Vector3<f64>| {
         let x = if p.shape[i].bounding_radius().is_some() {
@@ -269,34 +269,37 @@ pub fn contacts(sim: &Simulation) -> Grid {
         };
         [x.x, x.y, x.z]
     };
-    for s in &live {
+    for (s, l6) in &live {
         let (b1, b2) = s.bodies();
-        g.cell(VTK_LINE, &[end(b1, &s.l6.point), end(b2, &s.l6.point)]);
+        g.cell(VTK_LINE, &[end(b1, &l6.point), end(b2, &l6.point)]);
     }
-    let normal = |s: &&crate::contacts::Contact| -> Vector3<f64> { s.l6.frame.row(0).transpose() };
-    let fnormal = |s: &&crate::contacts::Contact| normal(s) * normal(s).dot(&s.force);
+    type Live<'c> = (&'c crate::contacts::Contact, crate::l6geom::L6State);
+    let normal = |(_, l6): &Live<'_>| -> Vector3<f64> { l6.frame.row(0).transpose() };
+    let fnormal = |s: &Live<'_>| normal(s) * normal(s).dot(&s.0.force);
     g.cell_data = vec![
         ints(
             "id1",
-            live.iter().map(|s| sim.order.id(s.bodies().0) as i64),
+            live.iter().map(|(s, _)| sim.order.id(s.bodies().0) as i64),
         ),
         ints(
             "id2",
-            live.iter().map(|s| sim.order.id(s.bodies().1) as i64),
+            live.iter().map(|(s, _)| sim.order.id(s.bodies().1) as i64),
         ),
         f64s(
             "normal_force",
-            live.iter().map(|s| normal(s).dot(&s.force).abs()).collect(),
+            live.iter()
+                .map(|s| normal(s).dot(&s.0.force).abs())
+                .collect(),
         ),
         vectors("normal", live.iter().map(normal)),
         vectors("normal_force_vector", live.iter().map(fnormal)),
         vectors(
             "tangential_force",
-            live.iter().map(|s| s.force - fnormal(s)),
+            live.iter().map(|s| s.0.force - fnormal(s)),
         ),
         f64s(
             "overlap",
-            live.iter().map(|s| (-s.l6.u.x).max(0.0)).collect(),
+            live.iter().map(|(_, l6)| (-l6.u.x).max(0.0)).collect(),
         ),
     ];
     g

@@ -2,14 +2,15 @@
 
 use super::params::{default_text, parse_params};
 use super::{Geometry, Law, Param, Slots};
+use crate::batch::{GeomBatch, LawBatch, LawOutColumns, StateColumns, FLAG_NEW};
 use crate::functor::{
-    CallError, Cg2Box, Cg2Functor, Cg2Functor_TO, ContactLaw, ContactLaw_TO, GeomInput, LawBox,
+    CallError, Cg2Box, Cg2Functor, Cg2Functor_TO, ContactLaw, ContactLaw_TO, LawBox,
 };
 use crate::geom::RawGeom;
-use crate::law::{LawInput, LawOutput, LawPair};
+use crate::law::LawPair;
 use crate::root::{FunctorInfo, FunctorRole, ParamDoc};
 use abi_stable::sabi_trait::TD_Opaque;
-use abi_stable::std_types::{RBox, RErr, ROk, RResult, RSlice, RSliceMut, RString, RVec};
+use abi_stable::std_types::{RBox, RErr, ROk, RResult, RSliceMut, RString, RVec};
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -54,20 +55,26 @@ impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
 
     fn geom_batch(
         &self,
-        pairs: RSlice<'_, GeomInput<'_>>,
+        batch: &GeomBatch<'_>,
         mut out: RSliceMut<'_, RawGeom>,
     ) -> RResult<(), CallError> {
-        if pairs.len() != out.len() {
-            return RErr(CallError {
-                index: u64::MAX,
-                message: "input and output lengths differ".into(),
-            });
+        let n = batch.len();
+        if out.len() != n || batch.features.len() != n || !batch.bodies.consistent() {
+            return RErr(malformed("pairs, features, particle columns and output"));
         }
         let mut failure = None;
         let result = guarded(|current| {
-            for (i, (p, o)) in pairs.iter().zip(out.iter_mut()).enumerate() {
+            for (i, o) in out.iter_mut().enumerate() {
                 current.set(i);
-                *o = match self.0.try_term(&p.b1, &p.b2, p.distance, p.feature) {
+                let Some((b1, b2)) = batch.bodies(i) else {
+                    failure = Some(CallError {
+                        index: i as u64,
+                        message: "a particle index outside the particle columns".into(),
+                    });
+                    return;
+                };
+                let feature = batch.features[i];
+                *o = match self.0.try_term(&b1, &b2, batch.distance, feature) {
                     Ok(Some(g)) => RawGeom { touching: 1, ..g },
                     Ok(None) => RawGeom::default(),
                     Err(message) => {
@@ -87,6 +94,17 @@ impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
     }
 }
 
+/// The error of a batch whose columns do not fit together.
+fn malformed(what: &str) -> CallError {
+    CallError {
+        index: u64::MAX,
+        message: format!("malformed batch: the lengths of the {what} differ").into(),
+    }
+}
+
+/// Slots of one contact on the stack, for laws with at most this many.
+const LOCAL_SLOTS: usize = 64;
+
 impl<L: Law> ContactLaw for LawAdapter<L> {
     fn state_len(&self) -> u32 {
         (L::Constants::LEN + L::STATE_LEN) as u32
@@ -104,32 +122,60 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
 
     fn law_batch(
         &self,
-        inputs: RSlice<'_, LawInput>,
-        mut state: RSliceMut<'_, f64>,
-        mut out: RSliceMut<'_, LawOutput>,
+        batch: &LawBatch<'_>,
+        mut state: StateColumns<'_>,
+        mut out: LawOutColumns<'_>,
     ) -> RResult<(), CallError> {
         let k = L::Constants::LEN;
         let n = k + L::STATE_LEN;
-        if inputs.len() != out.len() || state.len() != n * inputs.len() {
-            return RErr(CallError {
-                index: u64::MAX,
-                message: "input, state and output lengths differ".into(),
-            });
-        }
+        let len = batch.len();
+        let view = match batch.view() {
+            Some(v) if out.has_len(len) && state.fits(len, n) => v,
+            _ => return RErr(malformed("contact columns, state and output")),
+        };
+        let rows = state.slot_stride == 1;
+        // One contact's slots, gathered from the column layout and written back.
+        let mut local = [0.0; LOCAL_SLOTS];
+        let mut heap = Vec::new();
+        let gathered: &mut [f64] = if rows {
+            &mut []
+        } else if n <= LOCAL_SLOTS {
+            &mut local[..n]
+        } else {
+            heap.resize(n, 0.0);
+            &mut heap
+        };
         let mut unstable = None;
         let result = guarded(|current| {
-            for (i, (inp, o)) in inputs.iter().zip(out.iter_mut()).enumerate() {
+            for i in 0..len {
                 current.set(i);
-                let (consts, own) = state[i * n..(i + 1) * n].split_at_mut(k);
-                let c = if inp.is_new != 0 {
-                    let c = self.0.constants(inp);
+                let slots: &mut [f64] = if rows {
+                    // `fits` holds: the row is in range.
+                    let start = state.index(i, 0);
+                    &mut state.values[start..start + n]
+                } else {
+                    for (j, s) in gathered.iter_mut().enumerate() {
+                        *s = state.values[state.index(i, j)];
+                    }
+                    &mut *gathered
+                };
+                let inp = view.input(i);
+                let (consts, own) = slots.split_at_mut(k);
+                let c = if view.flags[i] & FLAG_NEW != 0 {
+                    let c = self.0.constants(&inp);
                     c.store(consts);
                     c
                 } else {
                     L::Constants::load(consts)
                 };
-                *o = self.0.law(inp, &c, own);
-                let stable = self.0.stable_step(inp, &c, own);
+                out.set(i, &self.0.law(&inp, &c, own));
+                let stable = self.0.stable_step(&inp, &c, own);
+                if !rows {
+                    for (j, &s) in gathered.iter().enumerate() {
+                        let at = state.index(i, j);
+                        state.values[at] = s;
+                    }
+                }
                 if inp.dt > stable {
                     unstable = Some((i, inp.dt, stable, inp.geom.u.x));
                     return;

@@ -5,8 +5,8 @@
 use super::{Slot, StepContext, CHUNK, NONE};
 use crate::error::DemError;
 use crate::particles::Particles;
-use crate::workers::{recycle, room, PerWorker};
-use dem_api::{GeomInput, RawGeom};
+use crate::workers::{room, PerWorker};
+use dem_api::RawGeom;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -26,30 +26,26 @@ fn may_touch(p: &Particles, s: &Slot, distance: f64) -> bool {
 
 /// Buffers of one worker, reused from chunk to chunk and kept from step to step.
 #[derive(Default)]
-struct Scratch<'a> {
+struct Scratch {
     asked: Vec<usize>,
-    inputs: Vec<GeomInput<'a>>,
+    pairs: Vec<[u32; 2]>,
+    features: Vec<u32>,
     out: Vec<RawGeom>,
 }
 
-impl Scratch<'_> {
-    /// The same buffers for borrows of another lifetime, with room for a full chunk.
-    fn reuse<'b>(self) -> Scratch<'b> {
-        let mut s = Scratch {
-            asked: self.asked,
-            inputs: recycle(self.inputs),
-            out: self.out,
-        };
-        room(&mut s.asked, CHUNK);
-        room(&mut s.inputs, CHUNK);
-        room(&mut s.out, CHUNK);
-        s
+impl Scratch {
+    /// Room for a full chunk.
+    fn room(&mut self) {
+        room(&mut self.asked, CHUNK);
+        room(&mut self.pairs, CHUNK);
+        room(&mut self.features, CHUNK);
+        room(&mut self.out, CHUNK);
     }
 }
 
 /// The detection's buffers, kept from step to step so that a step allocates nothing.
 #[derive(Clone, Default)]
-pub(super) struct Buffers(PerWorker<Scratch<'static>>);
+pub(super) struct Buffers(PerWorker<Scratch>);
 
 /// The new contacts of this step: (slot index, geometry), in slot order, into `fresh`.
 /// `chunks` are runs of slots of one functor and law, all processed in one parallel loop;
@@ -74,11 +70,9 @@ pub(super) fn detect(
         .with_min_len(crate::parallel::run_len(chunks.len()))
         .try_for_each(|(r, out)| {
             out.clear();
-            kept.with(|kept| {
-                let mut scratch = std::mem::take(kept).reuse();
-                let result = detect_chunk(cx, &slots[r.clone()], r.start, &mut scratch, out);
-                *kept = scratch.reuse();
-                result
+            kept.with(|scratch| {
+                scratch.room();
+                detect_chunk(cx, &slots[r.clone()], r.start, scratch, out)
             })
         })?;
     for out in &found[..chunks.len()] {
@@ -89,11 +83,11 @@ pub(super) fn detect(
 
 /// New contacts of one chunk of slots (all of one functor and law) starting at slot
 /// index `first`.
-fn detect_chunk<'a>(
-    cx: &StepContext<'a>,
+fn detect_chunk(
+    cx: &StepContext<'_>,
     slots: &[Slot],
     first: usize,
-    scratch: &mut Scratch<'a>,
+    scratch: &mut Scratch,
     found: &mut Vec<(u32, RawGeom)>,
 ) -> Result<(), DemError> {
     let p = cx.particles;
@@ -111,20 +105,17 @@ fn detect_chunk<'a>(
     if scratch.asked.is_empty() {
         return Ok(());
     }
-    scratch.inputs.clear();
-    scratch.inputs.extend(scratch.asked.iter().map(|&i| {
-        let s = &slots[i];
-        let (b1, b2) = s.bodies();
-        GeomInput {
-            b1: super::step::view(p, b1),
-            b2: super::step::view(p, b2),
-            distance: law.distance,
-            feature: u32::from(s.feature),
-        }
-    }));
+    scratch.pairs.clear();
+    scratch.features.clear();
+    for &i in &scratch.asked {
+        let (b1, b2) = slots[i].bodies();
+        scratch.pairs.push([b1 as u32, b2 as u32]);
+        scratch.features.push(u32::from(slots[i].feature));
+    }
     scratch.out.clear();
-    scratch.out.resize(scratch.inputs.len(), RawGeom::default());
-    super::step::call_geometry(cx, geom, &scratch.inputs, &mut scratch.out, |k| {
+    scratch.out.resize(scratch.pairs.len(), RawGeom::default());
+    let asked = (&scratch.pairs[..], &scratch.features[..], law.distance);
+    super::step::call_geometry(cx, geom, asked, &mut scratch.out, |k| {
         let s = &slots[scratch.asked[k]];
         (s.a, s.b)
     })?;

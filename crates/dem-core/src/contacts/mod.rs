@@ -5,11 +5,13 @@
 //!   (one for most functors), 32 bytes, sorted by `(functor, law, a, b, term)` with
 //!   `a < b` the particle ids. Each step the slots without a contact get a cheap
 //!   bounding-volume test, and only those that pass get a geometry call.
-//! - [`Contact`]: one per live contact (L6Geom, onset data, law output, forces), with its
-//!   law state alongside, in a dense list that the geometry, law and gather passes walk
-//!   in order. A slot points to its contact and the contact to its slot; a contact that
-//!   ends is removed at the start of the next step (swapped with the last, so that the
-//!   order, and hence the sums of the gather, is a deterministic function of the run).
+//! - [`Contact`]: one per live contact (ids, flags, law output, forces) in a dense list
+//!   that the geometry, law and gather passes walk in order. Its hot numbers, the L6Geom
+//!   and onset data, and its law state are stored beside the list as column blocks of
+//!   [`CHUNK`] contacts (see [`blocks`]), which a law reads and updates as they are stored.
+//!   A slot points to its contact and the contact to its slot; a contact that ends is
+//!   removed at the start of the next step (swapped with the last, so that the order, and
+//!   hence the sums of the gather, is a deterministic function of the run).
 //!
 //! A term's forces and energies count times the weight its functor reports with the
 //! geometry. When the broad phase rebuilds, each contact is re-mapped by key to its new
@@ -32,6 +34,8 @@
 //! threads), so that the sums, and thus trajectories, do not depend on the number of
 //! threads.
 
+pub(crate) mod blocks;
+mod columns;
 mod detect;
 mod rebuild;
 mod step;
@@ -41,6 +45,7 @@ use crate::error::DemError;
 use crate::l6geom::{BodyKin, L6State};
 use crate::particles::Particles;
 use crate::scene::L6Options;
+use blocks::{Blocks, HotBlocks};
 use dem_api::{LawOutput, Material, Onset, RawGeom};
 use nalgebra::Vector3;
 use rayon::prelude::*;
@@ -117,10 +122,6 @@ pub struct Contact {
     gone: bool,
     /// Index of its slot.
     slot: u32,
-    /// Tracked geometry.
-    pub l6: L6State,
-    /// Data stored at onset.
-    pub onset: Onset,
     /// The law's last output (local frame; energies times the term's weight).
     pub out: LawOutput,
     /// Force on body 2 (global), N.
@@ -149,6 +150,9 @@ impl Contact {
 pub struct StepContext<'a> {
     /// The particles (read only).
     pub particles: &'a Particles,
+    /// The same particles as the columns a geometry functor reads (see
+    /// [`Particles::columns`]).
+    pub bodies: dem_api::BodyColumns<'a>,
     /// Materials by index.
     pub materials: &'a [Material],
     /// Dispatch tables and functor instances.
@@ -177,8 +181,10 @@ pub struct Contacts {
     chunks: Vec<Range<usize>>,
     /// The contacts, in processing order.
     list: Vec<Contact>,
-    /// Law state, `stride` values per contact.
-    state: Vec<f64>,
+    /// Their L6Geom and onset data, [`blocks::HOT`] fields per contact.
+    hot: HotBlocks,
+    /// Their law state, `stride` values per contact.
+    state: Blocks,
     stride: usize,
     /// Geometry of the current step, one per contact, in scenes with mesh facets (else
     /// empty: the law pass computes it chunk by chunk).
@@ -263,15 +269,39 @@ impl Contacts {
         std::mem::size_of::<Slot>()
     }
 
-    /// Bytes stored per contact: the contact, its law state and, in scenes with mesh
-    /// facets, its geometry record.
+    /// Bytes stored per contact: the contact, its L6Geom and onset data, its law state
+    /// and, in scenes with mesh facets, its geometry record.
     pub fn bytes_per_contact(&self) -> usize {
         let raw = if self.has_facets {
             std::mem::size_of::<RawGeom>()
         } else {
             0
         };
-        std::mem::size_of::<Contact>() + self.stride * std::mem::size_of::<f64>() + raw
+        std::mem::size_of::<Contact>()
+            + self.hot.bytes_per_contact()
+            + self.stride * std::mem::size_of::<f64>()
+            + raw
+    }
+
+    /// The tracked geometry of contact `k` (an index of [`Contacts::list`]).
+    pub fn geometry(&self, k: usize) -> L6State {
+        let (block, at) = self.hot.block_of(k);
+        blocks::load(block, at)
+    }
+
+    /// The onset data of contact `k` (an index of [`Contacts::list`]).
+    pub fn onset(&self, k: usize) -> Onset {
+        let (block, at) = self.hot.block_of(k);
+        blocks::onset(block, at)
+    }
+
+    /// The live contacts with their tracked geometry, in processing order.
+    pub fn live_with_geometry(&self) -> impl Iterator<Item = (&Contact, L6State)> {
+        self.list
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.active())
+            .map(|(k, c)| (c, self.geometry(k)))
     }
 
     /// Number of live contacts.
@@ -292,8 +322,22 @@ impl Contacts {
     /// The contact between particles `i` and `j`, live or ended in the last step (then
     /// `ending` is set and `out` holds its last law call).
     pub fn get(&self, i: u32, j: u32) -> Option<&Contact> {
+        self.position(i, j).map(|k| &self.list[k])
+    }
+
+    /// The tracked geometry of the live contact between particles `i` and `j`, if any.
+    pub fn find_geometry(&self, i: u32, j: u32) -> Option<L6State> {
+        let k = self.position(i, j)?;
+        self.list[k].active().then(|| self.geometry(k))
+    }
+
+    /// Index in [`Contacts::list`] of the contact between particles `i` and `j`, live or
+    /// ended in the last step.
+    pub fn position(&self, i: u32, j: u32) -> Option<usize> {
         let (a, b) = (i.min(j), i.max(j));
-        self.list.iter().find(|c| c.a == a && c.b == b && !c.gone)
+        self.list
+            .iter()
+            .position(|c| c.a == a && c.b == b && !c.gone)
     }
 
     /// The live contacts, in processing order, for a checkpoint.
@@ -310,9 +354,16 @@ impl Contacts {
                 feature: c.feature,
                 swap: c.swap,
                 new: c.new,
-                l6: c.l6,
-                onset: [c.onset.time, c.onset.normal_velocity],
-                state: self.state[i * self.stride..(i + 1) * self.stride].to_vec(),
+                l6: self.geometry(i),
+                onset: {
+                    let o = self.onset(i);
+                    [o.time, o.normal_velocity]
+                },
+                state: {
+                    let mut v = vec![0.0; self.stride];
+                    self.state.read(i, &mut v);
+                    v
+                },
             })
             .collect()
     }
@@ -371,7 +422,7 @@ impl Contacts {
             // The slot gives the roles of a pair in storage order; a contact renamed by a
             // reordering may keep the other roles.
             c.list[k].swap = s.swap;
-            c.state[k * c.stride..(k + 1) * c.stride].copy_from_slice(&s.state);
+            c.state.write(k, &s.state);
         }
         Ok(c)
     }
@@ -386,7 +437,8 @@ impl Contacts {
         }
         let extra = more.max(len / 8);
         self.list.reserve_exact(extra);
-        self.state.reserve_exact(extra * self.stride);
+        self.hot.reserve(extra);
+        self.state.reserve(extra);
     }
 
     /// Appends a live contact for slot `i` (law state zero).
@@ -404,13 +456,16 @@ impl Contacts {
             ending: false,
             gone: false,
             slot: i as u32,
-            l6,
-            onset,
             out: LawOutput::default(),
             force: Vector3::zeros(),
             torque: [Vector3::zeros(); 2],
         });
-        self.state.resize(self.list.len() * self.stride, 0.0);
+        let k = self.list.len() - 1;
+        self.hot.push_zero();
+        let (block, at) = self.hot.block_of_mut(k);
+        blocks::store(block, at, &l6);
+        blocks::set_onset(block, at, &onset);
+        self.state.push_zero();
     }
 
     /// Removes the contacts that ended in the last step: each is replaced by the last
@@ -418,7 +473,6 @@ impl Contacts {
     /// chunks where the law pass counted an ended contact are scanned, when its counts
     /// still hold.
     fn retire(&mut self) {
-        let n = self.stride;
         let len = self.list.len();
         let chunks = len.div_ceil(CHUNK);
         let known = std::mem::take(&mut self.ended_known) && self.gather.totals.len() == chunks;
@@ -426,7 +480,7 @@ impl Contacts {
             if known && self.gather.totals[chunk].ended == 0 {
                 continue;
             }
-            self.retire_in(chunk * CHUNK..((chunk + 1) * CHUNK).min(len), n);
+            self.retire_in(chunk * CHUNK..((chunk + 1) * CHUNK).min(len));
         }
         debug_assert!(
             self.list.iter().all(Contact::active),
@@ -434,9 +488,8 @@ impl Contacts {
         );
     }
 
-    /// [`Contacts::retire`] on the contacts at `range`, from the last; law state of
-    /// `n` values per contact.
-    fn retire_in(&mut self, range: Range<usize>, n: usize) {
+    /// [`Contacts::retire`] on the contacts at `range`, from the last.
+    fn retire_in(&mut self, range: Range<usize>) {
         for k in range.rev() {
             if self.list[k].active() {
                 continue;
@@ -447,10 +500,12 @@ impl Contacts {
             }
             self.list.swap_remove(k);
             if k != last {
-                self.state.copy_within(last * n..(last + 1) * n, k * n);
+                self.hot.copy(last, k);
+                self.state.copy(last, k);
                 self.slots[self.list[k].slot as usize].contact = k as u32;
             }
-            self.state.truncate(last * n);
+            self.hot.truncate(last);
+            self.state.truncate(last);
         }
     }
 
@@ -519,8 +574,8 @@ impl Contacts {
             cx,
             &mut self.list,
             given,
+            &mut self.hot,
             &mut self.state,
-            self.stride,
             old,
             &mut self.gather,
             &mut self.step_buffers,

@@ -24,7 +24,7 @@ impl Contacts {
             // Only before the first contact exists (the laws do not change in a run).
             debug_assert!(self.list.is_empty());
             self.stride = stride;
-            self.state = vec![0.0; self.list.len() * stride];
+            self.state = super::Blocks::rows(stride);
         }
         // Free the old list before the new one is built, so that both never coexist.
         self.slots = Vec::new();
@@ -153,7 +153,6 @@ impl Contacts {
         let n = self.list.len();
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.sort_unstable_by_key(|&k| (self.list[k as usize].slot, k));
-        let stride = self.stride;
         // Position i receives the contact at `order[i]`.
         let mut placed = vec![false; n];
         for start in 0..n {
@@ -165,11 +164,8 @@ impl Contacts {
                     break;
                 }
                 self.list.swap(i, j);
-                if stride > 0 {
-                    let (lo, hi) = self.state.split_at_mut(j.max(i) * stride);
-                    lo[i.min(j) * stride..(i.min(j) + 1) * stride]
-                        .swap_with_slice(&mut hi[..stride]);
-                }
+                self.hot.swap(i, j);
+                self.state.swap(i, j);
                 i = j;
             }
         }

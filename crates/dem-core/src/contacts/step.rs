@@ -4,29 +4,18 @@
 //! list in parallel (two passes when the hand-over of mesh contacts needs the geometry
 //! between them); each contact is written only by the worker of its chunk.
 
-use super::{kin, Contact, ContactTotals, Gather, StepContext, CHUNK, NONE};
+use super::blocks::{self, Blocks};
+use super::columns::LawColumns;
+use super::{Contact, ContactTotals, Gather, StepContext, CHUNK, NONE};
 use crate::dispatch::{GeomEntry, LawEntry};
 use crate::error::DemError;
+use crate::l6geom::update::update_block;
 use crate::parallel::run_len;
-use crate::particles::Particles;
 use crate::workers::{recycle, room, PerWorker};
 use abi_stable::std_types::RResult;
-use dem_api::{BodyView, GeomInput, LawInput, LawOutput, LawPair, Quat, RawGeom};
+use dem_api::{GeomBatch, LawOutput, RawGeom};
 use nalgebra::Vector3;
 use rayon::prelude::*;
-
-/// Body `i` as a geometry functor sees it (inlined, so that the record is written
-/// straight into the batch rather than copied there).
-#[inline(always)]
-pub(super) fn view(p: &Particles, i: usize) -> BodyView<'_> {
-    BodyView {
-        pos: p.pos[i].into(),
-        ori: Quat::from(p.ori[i]),
-        vel: p.vel[i].into(),
-        angvel: p.angvel[i].into(),
-        shape: p.shape[i].view(),
-    }
-}
 
 fn call_error(
     cx: &StepContext<'_>,
@@ -45,16 +34,24 @@ fn call_error(
     }
 }
 
-/// Calls `geom` on a batch; on failure names the pair `pair(k)` of the failing item.
+/// Calls `geom` on the pairs of particles `pairs` (body 1, body 2) and their terms
+/// `features`, asking for the gap below `distance`; on failure names the pair `pair(k)` of
+/// the failing item.
 pub(super) fn call_geometry(
     cx: &StepContext<'_>,
     geom: &GeomEntry,
-    inputs: &[GeomInput<'_>],
+    (pairs, features, distance): (&[[u32; 2]], &[u32], f64),
     out: &mut [RawGeom],
     pair: impl Fn(usize) -> (u32, u32),
 ) -> Result<(), DemError> {
-    if let RResult::RErr(e) = geom.functor.geom_batch(inputs.into(), out.into()) {
-        let k = (e.index as usize).min(inputs.len() - 1);
+    let batch = GeomBatch {
+        bodies: cx.bodies,
+        pairs: pairs.into(),
+        features: features.into(),
+        distance,
+    };
+    if let RResult::RErr(e) = geom.functor.geom_batch(&batch, out.into()) {
+        let k = (e.index as usize).min(pairs.len() - 1);
         return Err(call_error(
             cx,
             pair(k),
@@ -123,42 +120,48 @@ fn pick(n: usize, keep: impl Fn(usize) -> bool, out: &mut Vec<usize>) {
 
 /// Buffers of one worker, reused from chunk to chunk and kept from step to step.
 #[derive(Default)]
-pub(super) struct Scratch<'a> {
+pub(super) struct Scratch {
     kinds: Vec<u16>,
     picked: Vec<usize>,
-    inputs: Vec<GeomInput<'a>>,
+    pairs: Vec<[u32; 2]>,
+    features: Vec<u32>,
     out: Vec<RawGeom>,
-    law_inputs: Vec<LawInput>,
-    law_state: Vec<f64>,
-    outs: Vec<LawOutput>,
+    law: LawColumns,
+    /// The contacts whose L6Geom is updated, and the bodies of each.
+    ks: Vec<usize>,
+    bodies: Vec<(usize, usize)>,
     /// The chunk's geometry when the law pass computes it.
     raw: Vec<RawGeom>,
 }
 
-impl<'a> Scratch<'a> {
-    /// The same buffers for borrows of another lifetime (the plugin inputs are emptied),
-    /// with room for a full chunk of a law with `stride` state values (growing them item
-    /// by item cost more than the law).
-    fn reuse<'b>(self, stride: usize) -> Scratch<'b> {
-        let mut s = Scratch {
-            kinds: self.kinds,
-            picked: self.picked,
-            inputs: recycle(self.inputs),
-            out: self.out,
-            law_inputs: self.law_inputs,
-            law_state: self.law_state,
-            outs: self.outs,
-            raw: self.raw,
-        };
-        room(&mut s.kinds, 4);
-        room(&mut s.picked, CHUNK);
-        room(&mut s.inputs, CHUNK);
-        room(&mut s.out, CHUNK);
-        room(&mut s.law_inputs, CHUNK);
-        room(&mut s.law_state, CHUNK * stride);
-        room(&mut s.outs, CHUNK);
-        room(&mut s.raw, CHUNK);
-        s
+impl Scratch {
+    /// Room for a full chunk (growing the buffers item by item cost more than the law).
+    fn room(&mut self) {
+        room(&mut self.kinds, 4);
+        room(&mut self.picked, CHUNK);
+        room(&mut self.pairs, CHUNK);
+        room(&mut self.features, CHUNK);
+        room(&mut self.out, CHUNK);
+        room(&mut self.raw, CHUNK);
+        room(&mut self.ks, CHUNK);
+        room(&mut self.bodies, CHUNK);
+    }
+}
+
+/// The pairs (body 1, body 2) and terms of the contacts `picked` of `list`, into
+/// `pairs` and `features`.
+fn pairs_of(
+    list: &[Contact],
+    picked: &[usize],
+    pairs: &mut Vec<[u32; 2]>,
+    features: &mut Vec<u32>,
+) {
+    pairs.clear();
+    features.clear();
+    for &i in picked {
+        let (b1, b2) = list[i].bodies();
+        pairs.push([b1 as u32, b2 as u32]);
+        features.push(u32::from(list[i].feature));
     }
 }
 
@@ -166,7 +169,7 @@ impl<'a> Scratch<'a> {
 /// nothing: each worker's buffers and the list of the law pass's chunks.
 #[derive(Default)]
 pub(super) struct Buffers {
-    workers: PerWorker<Scratch<'static>>,
+    workers: PerWorker<Scratch>,
     work: Vec<Work<'static>>,
 }
 
@@ -178,13 +181,11 @@ impl Clone for Buffers {
 }
 
 impl Buffers {
-    /// Runs `f` with the calling worker's scratch, as one for borrows of `'a`.
-    fn with<'a, R>(&self, stride: usize, f: impl FnOnce(&mut Scratch<'a>) -> R) -> R {
+    /// Runs `f` with the calling worker's scratch.
+    fn with<R>(&self, f: impl FnOnce(&mut Scratch) -> R) -> R {
         self.workers.with(|kept| {
-            let mut scratch = std::mem::take(kept).reuse(stride);
-            let r = f(&mut scratch);
-            *kept = scratch.reuse(stride);
-            r
+            kept.room();
+            f(kept)
         })
     }
 }
@@ -202,46 +203,42 @@ pub(super) fn geometry(
         .zip(raw.par_chunks_mut(CHUNK))
         .with_min_len(run_len(list.len().div_ceil(CHUNK)))
         .try_for_each(|(chunk, raw)| {
-            buffers.with(0, |scratch| geometry_chunk(cx, chunk, raw, scratch))
+            buffers.with(|scratch| geometry_chunk(cx, chunk, raw, scratch))
         })
 }
 
-fn geometry_chunk<'a>(
-    cx: &StepContext<'a>,
+fn geometry_chunk(
+    cx: &StepContext<'_>,
     list: &[Contact],
     raw: &mut [RawGeom],
-    scratch: &mut Scratch<'a>,
+    scratch: &mut Scratch,
 ) -> Result<(), DemError> {
-    let p = cx.particles;
     kinds(list, |c| c.geom, &mut scratch.kinds);
     for gi in 0..scratch.kinds.len() {
         let g = scratch.kinds[gi];
         let geom = &cx.dispatch.geoms[g as usize];
         pick(list.len(), |i| list[i].geom == g, &mut scratch.picked);
-        scratch.inputs.clear();
+        pairs_of(
+            list,
+            &scratch.picked,
+            &mut scratch.pairs,
+            &mut scratch.features,
+        );
         // A live contact always gets its geometry, so that its last step can be booked;
         // whether it goes on is decided in the law pass.
-        scratch.inputs.extend(scratch.picked.iter().map(|&i| {
-            let (b1, b2) = list[i].bodies();
-            GeomInput {
-                b1: view(p, b1),
-                b2: view(p, b2),
-                distance: f64::INFINITY,
-                feature: u32::from(list[i].feature),
-            }
-        }));
+        let asked = (&scratch.pairs[..], &scratch.features[..], f64::INFINITY);
         let pair = |k: usize| {
             let c = &list[scratch.picked[k]];
             (c.a, c.b)
         };
         if scratch.picked.len() == list.len() {
             // One functor for the whole chunk (the common case): straight into `raw`.
-            call_geometry(cx, geom, &scratch.inputs, raw, pair)?;
+            call_geometry(cx, geom, asked, raw, pair)?;
             continue;
         }
         scratch.out.clear();
-        scratch.out.resize(scratch.inputs.len(), RawGeom::default());
-        call_geometry(cx, geom, &scratch.inputs, &mut scratch.out, pair)?;
+        scratch.out.resize(scratch.pairs.len(), RawGeom::default());
+        call_geometry(cx, geom, asked, &mut scratch.out, pair)?;
         for (k, &i) in scratch.picked.iter().enumerate() {
             raw[i] = scratch.out[k];
         }
@@ -264,20 +261,25 @@ struct Work<'w> {
     /// Index of the first contact.
     first: usize,
     list: &'w mut [Contact],
+    /// The chunk's block of L6Geom and onset data.
+    hot: &'w mut [f64],
+    /// The chunk's block of law state (rows of `stride` values).
     state: &'w mut [f64],
+    stride: usize,
     total: &'w mut ContactTotals,
     bodies: &'w mut [[u32; 2]],
 }
 
 /// Lifecycle, L6Geom and law of every contact; contacts at index `fresh` and beyond were
-/// created this step (their L6Geom is new). Fills `out` for the gather.
+/// created this step (their L6Geom is new). `hot` and `state` are the contacts' blocks.
+/// Fills `out` for the gather.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn law<'a>(
     cx: &StepContext<'a>,
     list: &mut [Contact],
     geometry: Geometry<'_>,
-    state: &mut [f64],
-    stride: usize,
+    hot: &mut Blocks,
+    state: &mut Blocks,
     fresh: usize,
     out: &mut Gather,
     buffers: &mut Buffers,
@@ -287,43 +289,41 @@ pub(super) fn law<'a>(
     out.totals.resize(chunk_count, ContactTotals::default());
     out.bodies.clear();
     out.bodies.resize(list.len(), [NONE; 2]);
-    // Law state chunks line up with contact chunks (none without state).
-    let mut states = state.chunks_mut(CHUNK * stride.max(1));
     buffers.workers.prepare();
+    let stride = state.fields();
     let mut work: Vec<Work<'_>> = recycle(std::mem::take(&mut buffers.work));
     work.extend(
         list.chunks_mut(CHUNK)
+            .zip(hot.blocks_mut().zip(state.blocks_mut()))
             .zip(out.totals.iter_mut().zip(out.bodies.chunks_mut(CHUNK)))
             .enumerate()
-            .map(|(k, (list, (total, bodies)))| Work {
+            .map(|(k, ((list, (hot, state)), (total, bodies)))| Work {
                 first: k * CHUNK,
                 list,
-                state: states.next().unwrap_or_default(),
+                hot,
+                state,
+                stride,
                 total,
                 bodies,
             }),
     );
+    debug_assert_eq!(work.len(), chunk_count, "a block per chunk of contacts");
     let kept = &*buffers;
     let result = work
         .par_iter_mut()
         .with_min_len(run_len(chunk_count))
-        .try_for_each(|w| {
-            kept.with(stride, |scratch| {
-                law_work(cx, w, &geometry, stride, fresh, scratch)
-            })
-        });
+        .try_for_each(|w| kept.with(|scratch| law_work(cx, w, &geometry, fresh, scratch)));
     buffers.work = recycle(work);
     result
 }
 
 /// The law pass on one chunk (see [`law`]).
-fn law_work<'a>(
-    cx: &StepContext<'a>,
+fn law_work(
+    cx: &StepContext<'_>,
     w: &mut Work<'_>,
     geometry: &Geometry<'_>,
-    stride: usize,
     fresh: usize,
-    scratch: &mut Scratch<'a>,
+    scratch: &mut Scratch,
 ) -> Result<(), DemError> {
     let n = w.list.len();
     // Contacts of the chunk that existed before this step.
@@ -331,7 +331,7 @@ fn law_work<'a>(
     match geometry {
         Geometry::Given(raw) => {
             let raw = &raw[w.first..w.first + n];
-            law_chunk(cx, w.list, raw, w.state, stride, old, scratch)?;
+            law_chunk(cx, w, raw, old, scratch)?;
         }
         Geometry::InPass(new) => {
             // The buffer leaves the scratch while the scratch is in use.
@@ -342,7 +342,7 @@ fn law_work<'a>(
             // The chunk's first new contact is the detection's `skip`-th.
             let skip = (w.first + old).saturating_sub(fresh);
             raw.extend(new[skip..skip + (n - old)].iter().map(|&(_, g)| g));
-            let r = law_chunk(cx, w.list, &raw, w.state, stride, old, scratch);
+            let r = law_chunk(cx, w, &raw, old, scratch);
             scratch.raw = raw;
             r?;
         }
@@ -376,15 +376,21 @@ fn finish_chunk(list: &[Contact], bodies: &mut [[u32; 2]]) -> ContactTotals {
 }
 
 /// Lifecycle: ends contacts the functor no longer reports or whose gap left the band,
-/// updates the L6Geom of the others (those from index `fresh` on are new).
+/// updates the L6Geom (in the chunk's block `hot`) of the others (those from index `fresh`
+/// on are new), four at a time.
 fn lifecycle(
     cx: &StepContext<'_>,
     list: &mut [Contact],
+    hot: &mut [f64],
     raw: &[RawGeom],
     fresh: usize,
+    scratch: &mut Scratch,
 ) -> Result<(), DemError> {
-    let p = cx.particles;
-    for (c, g) in list.iter_mut().zip(raw).take(fresh) {
+    let (ks, bodies) = (&mut scratch.ks, &mut scratch.bodies);
+    ks.clear();
+    bodies.clear();
+    bodies.resize(fresh, (0, 0));
+    for (k, (c, g)) in list.iter_mut().zip(raw).take(fresh).enumerate() {
         // Written only when set, so that untouched flags are not written back.
         if c.new {
             c.new = false;
@@ -397,104 +403,79 @@ fn lifecycle(
         }
         let geom = &cx.dispatch.geoms[c.geom as usize];
         check(cx, geom, (c.a, c.b), g)?;
+        ks.push(k);
+        bodies[k] = c.bodies();
+        blocks::know_quaternion(hot, k);
         let law = &cx.dispatch.laws[c.law as usize];
-        let (b1, b2) = c.bodies();
-        c.l6.update(g, &kin(p, b1), &kin(p, b2), cx.dt, &cx.l6);
         if g.gap >= law.distance + cx.eps {
             c.ending = true;
             tracing::debug!(target: "dem::contact", event = "end", a = c.a, b = c.b, t = cx.time, gap = g.gap);
         }
     }
+    update_block(hot, ks, raw, bodies, cx.particles, cx.dt, &cx.l6);
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn law_chunk(
     cx: &StepContext<'_>,
-    list: &mut [Contact],
+    w: &mut Work<'_>,
     raw: &[RawGeom],
-    state: &mut [f64],
-    stride: usize,
     fresh: usize,
-    scratch: &mut Scratch<'_>,
+    scratch: &mut Scratch,
 ) -> Result<(), DemError> {
-    lifecycle(cx, list, raw, fresh)?;
-    kinds(list, |c| c.law, &mut scratch.kinds);
+    lifecycle(cx, w.list, w.hot, raw, fresh, scratch)?;
+    kinds(w.list, |c| c.law, &mut scratch.kinds);
     for li in 0..scratch.kinds.len() {
         let l = scratch.kinds[li];
         let law = &cx.dispatch.laws[l as usize];
+        let list = &*w.list;
         let keep = |i: usize| list[i].law == l && !list[i].gone;
         pick(list.len(), keep, &mut scratch.picked);
         if scratch.picked.is_empty() {
             continue;
         }
-        run_law(cx, law, list, raw, state, stride, scratch)?;
+        run_law(cx, law, w, raw, scratch)?;
     }
     Ok(())
 }
 
 /// Calls `law` on the picked contacts of a chunk and turns its output into global forces.
+/// When it takes every contact of the chunk (the common case), the law reads the chunk's
+/// blocks in place; else copies of the picked contacts' columns.
 fn run_law(
     cx: &StepContext<'_>,
     law: &LawEntry,
-    list: &mut [Contact],
+    w: &mut Work<'_>,
     raw: &[RawGeom],
-    state: &mut [f64],
-    stride: usize,
-    scratch: &mut Scratch<'_>,
+    scratch: &mut Scratch,
 ) -> Result<(), DemError> {
     let p = cx.particles;
-    let n = law.state_len;
-    scratch.law_inputs.clear();
-    // Written field by field in place: a record built aside (as an iterator's `map`
-    // does) was copied into the batch by a `memcpy` call per contact.
-    scratch
-        .law_inputs
-        .resize(scratch.picked.len(), LawInput::default());
-    for (input, &i) in scratch.law_inputs.iter_mut().zip(&scratch.picked) {
-        let c = &list[i];
+    let picked = &scratch.picked;
+    let in_place = picked.len() == w.list.len();
+    let columns = &mut scratch.law;
+    columns.resize(picked.len(), law.state_len, !in_place);
+    for (k, &i) in picked.iter().enumerate() {
+        let c = &w.list[i];
         let (b1, b2) = c.bodies();
-        c.l6.write_api(&mut input.geom);
-        input.pair = LawPair {
-            radius: c.l6.lens,
-            mass: [p.law_mass(b1), p.law_mass(b2)],
-            material: [
-                cx.materials[p.material[b1] as usize],
-                cx.materials[p.material[b2] as usize],
-            ],
-        };
-        input.onset = c.onset;
-        input.dt = cx.dt;
-        input.is_new = c.new as u32;
-        input.is_last = c.ending as u32;
-    }
-    // When the law takes every contact of the chunk and fills the whole stride, it works
-    // on the chunk's state in place (the common case); else on a gathered copy. (In place,
-    // a contact that ends has its state updated too: it is dropped next step anyway.)
-    let in_place = scratch.picked.len() == list.len() && n == stride;
-    if !in_place {
-        scratch.law_state.clear();
-        for &i in &scratch.picked {
-            scratch
-                .law_state
-                .extend_from_slice(&state[i * stride..i * stride + n]);
+        columns.write_pair(
+            k,
+            [p.law_mass(b1), p.law_mass(b2)],
+            [p.material[b1], p.material[b2]],
+            c.new,
+            c.ending,
+        );
+        if !in_place {
+            let (l6, onset) = (blocks::load(w.hot, i), blocks::onset(w.hot, i));
+            columns.write_copies(k, &l6, &onset, w.state, w.stride, i);
         }
     }
-    scratch.outs.clear();
-    scratch
-        .outs
-        .resize(scratch.picked.len(), LawOutput::default());
-    let law_state = if in_place {
-        &mut state[..]
+    let (batch, law_state, out) = if in_place {
+        columns.call_in_place(cx.dt, cx.materials, w.hot, (w.state, w.stride))
     } else {
-        scratch.law_state.as_mut_slice()
+        columns.call(cx.dt, cx.materials)
     };
-    if let RResult::RErr(e) = law.law.law_batch(
-        scratch.law_inputs.as_slice().into(),
-        law_state.into(),
-        scratch.outs.as_mut_slice().into(),
-    ) {
-        let c = &list[scratch.picked[(e.index as usize).min(scratch.picked.len() - 1)]];
+    if let RResult::RErr(e) = law.law.law_batch(&batch, law_state, out) {
+        let c = &w.list[picked[(e.index as usize).min(picked.len() - 1)]];
         return Err(call_error(
             cx,
             (c.a, c.b),
@@ -505,9 +486,9 @@ fn run_law(
     }
 
     // Local to global.
-    for (k, &i) in scratch.picked.iter().enumerate() {
-        let c = &mut list[i];
-        let o = scratch.outs[k];
+    for (k, &i) in picked.iter().enumerate() {
+        let c = &mut w.list[i];
+        let o = columns.output(k);
         // A finite sum has finite terms; the terms are tested one by one only when it is
         // not (which an overflow of the sum alone can cause).
         let sum = o.force.x + o.force.y + o.force.z + o.torque.x + o.torque.y + o.torque.z;
@@ -526,38 +507,51 @@ fn run_law(
                 format!("returned a non-finite result {o:?}"),
             ));
         }
-        let w = raw[i].weight;
+        let w_term = raw[i].weight;
         if c.ending {
             // The contact is over: only the dissipation of its last interval counts.
             c.force = Vector3::zeros();
             c.torque = [Vector3::zeros(); 2];
             c.out = LawOutput {
-                friction: w * o.friction,
-                damping: w * o.damping,
+                friction: w_term * o.friction,
+                damping: w_term * o.damping,
                 ..LawOutput::default()
             };
             continue;
         }
         if !in_place {
-            state[i * stride..i * stride + n]
-                .copy_from_slice(&scratch.law_state[k * n..(k + 1) * n]);
+            columns.read_state(k, w.state, w.stride, i);
         }
-        let tt = c.l6.frame.transpose();
-        let f = tt * o.force.na() * w;
-        let extra = tt * o.torque.na() * w;
+        let hot = |f: usize| w.hot[f * blocks::PITCH + i];
+        let row = |r: usize| {
+            Vector3::new(
+                hot(blocks::FRAME + 3 * r),
+                hot(blocks::FRAME + 3 * r + 1),
+                hot(blocks::FRAME + 3 * r + 2),
+            )
+        };
+        // The frame's transpose times the local vector: the rows weighted by its
+        // components.
+        let global = |v: dem_api::Vec3| (row(0) * v.x + row(1) * v.y + row(2) * v.z) * w_term;
+        let f = global(o.force);
+        let extra = global(o.torque);
         let (b1, b2) = c.bodies();
-        let point = c.l6.point;
+        let point = Vector3::new(
+            hot(blocks::POINT),
+            hot(blocks::POINT + 1),
+            hot(blocks::POINT + 2),
+        );
         c.force = f;
         c.torque = [
             (point - p.pos[b1]).cross(&(-f)) - extra,
             (point - p.pos[b2]).cross(&f) + extra,
         ];
-        // Forces and energies of this term count `w` times; `out` keeps what the ledger
-        // books (the law's own force stays in its local frame, unweighted).
+        // Forces and energies of this term count `w_term` times; `out` keeps what the
+        // ledger books (the law's own force stays in its local frame, unweighted).
         c.out = LawOutput {
-            elastic: w * o.elastic,
-            friction: w * o.friction,
-            damping: w * o.damping,
+            elastic: w_term * o.elastic,
+            friction: w_term * o.friction,
+            damping: w_term * o.damping,
             ..o
         };
     }

@@ -20,11 +20,20 @@
 //! At onset (contact creation) the frame is built deterministically: local `x = n`, local
 //! `y = n x e_y` if `|n_y| < |n_z|`, else `n x e_z`, orthonormalised; `z = x x y`. The rates
 //! at onset are evaluated directly from the body velocities (not left at zero).
+//!
+//! The step is written once, in [`update`], over a number type of [`lane`]: `f64` for
+//! [`L6State::update`] (one contact), four lanes for the solver's pass over a chunk of
+//! contacts stored as columns ([`update::update_block`], compiled for AVX2 and AVX-512 as
+//! well as the baseline and chosen at run time). Both give bitwise the same result.
+
+mod lane;
+pub(crate) mod update;
 
 use crate::scene::L6Options;
 use dem_api::{L6Geom, RawGeom};
-use nalgebra::{Matrix3, Quaternion, RowVector3, UnitQuaternion, Vector3};
+use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
+use update::{Rows, V3};
 
 /// Kinematics of one body for the update: position at t, velocities at t - dt/2.
 #[derive(Clone, Copy, Debug)]
@@ -79,33 +88,41 @@ impl PartialEq for L6State {
     }
 }
 
-#[inline]
-fn branch(
-    raw: &RawGeom,
-    body: &BodyKin,
-    radius: f64,
-    sign: f64,
-    n: &Vector3<f64>,
-    opt: &L6Options,
-) -> Vector3<f64> {
-    if opt.no_ratch && radius.is_finite() {
-        n * (sign * radius)
-    } else {
-        raw.point.na() - body.pos
+/// The functor's geometry as the update reads it.
+fn now(raw: &RawGeom) -> update::Now<f64> {
+    update::Now {
+        normal: v3(raw.normal.na()),
+        point: v3(raw.point.na()),
+        gap: raw.gap,
+        radius: [raw.radius1, raw.radius2],
+        area: raw.area,
     }
 }
 
-#[inline]
-fn relative_velocity(
-    raw: &RawGeom,
-    b1: &BodyKin,
-    b2: &BodyKin,
-    n: &Vector3<f64>,
-    opt: &L6Options,
-) -> Vector3<f64> {
-    let br1 = branch(raw, b1, raw.radius1, 1.0, n, opt);
-    let br2 = branch(raw, b2, raw.radius2, -1.0, n, opt);
-    (b2.vel + b2.angvel.cross(&br2)) - (b1.vel + b1.angvel.cross(&br1))
+fn kin(b: &BodyKin) -> update::Kin<f64> {
+    update::Kin {
+        pos: v3(&b.pos),
+        vel: v3(&b.vel),
+        angvel: v3(&b.angvel),
+    }
+}
+
+fn v3(v: &Vector3<f64>) -> V3<f64> {
+    V3::new(v.x, v.y, v.z)
+}
+
+fn vector(v: V3<f64>) -> Vector3<f64> {
+    Vector3::new(v.x, v.y, v.z)
+}
+
+fn rows(m: &Matrix3<f64>) -> Rows<f64> {
+    [0, 1, 2].map(|r| V3::new(m[(r, 0)], m[(r, 1)], m[(r, 2)]))
+}
+
+fn matrix(r: &Rows<f64>) -> Matrix3<f64> {
+    Matrix3::new(
+        r[0].x, r[0].y, r[0].z, r[1].x, r[1].y, r[1].z, r[2].x, r[2].y, r[2].z,
+    )
 }
 
 /// The deterministic initial frame for normal `n` (unit).
@@ -127,7 +144,13 @@ impl L6State {
     pub fn create(raw: &RawGeom, b1: &BodyKin, b2: &BodyKin, opt: &L6Options) -> L6State {
         let n = *raw.normal.na();
         let frame = initial_frame(&n);
-        let v_r = relative_velocity(raw, b1, b2, &n, opt);
+        let v_r = vector(update::relative_velocity(
+            &now(raw),
+            &kin(b1),
+            &kin(b2),
+            v3(&n),
+            opt,
+        ));
         L6State {
             frame,
             point: *raw.point.na(),
@@ -141,76 +164,47 @@ impl L6State {
         }
     }
 
-    /// The unit quaternion of `frame` (cached, or extracted).
-    fn frame_quaternion(&self) -> Quaternion<f64> {
-        let [w, i, j, k] = self.frame_quat;
-        if w == 0.0 && i == 0.0 && j == 0.0 && k == 0.0 {
-            quaternion(&self.frame)
+    /// The cached quaternion of `frame` as `[w, i, j, k]` (zero when not known), for
+    /// storage beside the other fields.
+    pub(crate) fn cached_quaternion(&self) -> [f64; 4] {
+        self.frame_quat
+    }
+
+    /// Sets the cached quaternion of `frame` (`[w, i, j, k]`, or zero for unknown): only
+    /// with a value [`L6State::cached_quaternion`] gave for this frame.
+    pub(crate) fn set_cached_quaternion(&mut self, q: [f64; 4]) {
+        self.frame_quat = q;
+    }
+
+    /// The unit quaternion `[w, i, j, k]` of `frame` (cached, or extracted).
+    pub(crate) fn frame_quaternion(&self) -> [f64; 4] {
+        if self.frame_quat == [0.0; 4] {
+            update::quaternion(&rows(&self.frame))
         } else {
-            Quaternion::new(w, i, j, k)
+            self.frame_quat
         }
     }
 
     /// Advances an existing contact by one step of length `dt` to the functor's current
     /// geometry `raw`.
     pub fn update(&mut self, raw: &RawGeom, b1: &BodyKin, b2: &BodyKin, dt: f64, opt: &L6Options) {
-        let n_prev: Vector3<f64> = self.frame.row(0).transpose();
-        let n = *raw.normal.na();
-        let o_r = n_prev.cross(&n);
-        let mut n_mid = if opt.no_mid_normal {
-            n_prev
-        } else {
-            0.5 * (n_prev + n)
+        let prev = update::Prev {
+            frame: rows(&self.frame),
+            quat: self.frame_quaternion(),
+            point: v3(&self.point),
+            u: v3(&self.u),
+            phi: v3(&self.phi),
         };
-        if !opt.no_renorm {
-            n_mid *= 1.0 / n_mid.norm();
-        }
-        let o_t = n_mid * (n_mid.dot(&(0.5 * (b1.angvel + b2.angvel))) * dt);
-        let v_r = relative_velocity(raw, b1, b2, &n, opt);
-        let v_t = v_r - n_mid * n_mid.dot(&v_r);
-
-        let prev = self.frame;
-        // Bending and twist together: v - v x o_r - v x o_t = v - v x (o_r + o_t).
-        let o = o_r + o_t;
-        let rot = |r: RowVector3<f64>| -> RowVector3<f64> {
-            let v = r.transpose();
-            (v - v.cross(&o)).transpose()
-        };
-        let mut frame = Matrix3::from_rows(&[
-            n.transpose(),
-            rot(prev.row(1).into_owned()),
-            rot(prev.row(2).into_owned()),
-        ]);
-        if !opt.no_renorm {
-            frame = orthonormalize(&frame);
-        }
-        let q = quaternion(&frame);
-        let mid = if opt.no_mid_frame {
-            prev
-        } else {
-            slerp_half(self.frame_quaternion(), q)
-        };
-
-        let mut u_dot = mid * v_t;
-        u_dot.x = if opt.point_rate {
-            // Velocities are at t - dt/2: so are the point and the positions used.
-            let c = 0.5 * (self.point + raw.point.na());
-            let at = |b: &BodyKin| b.vel + b.angvel.cross(&(c - (b.pos - 0.5 * dt * b.vel)));
-            n_mid.dot(&(at(b2) - at(b1)))
-        } else {
-            (raw.gap - self.u.x) / dt
-        };
-        self.u.y += u_dot.y * dt;
-        self.u.z += u_dot.z * dt;
-        self.u.x = raw.gap;
-        self.phi_dot = mid * (b2.angvel - b1.angvel);
-        self.phi += self.phi_dot * dt;
-        self.u_dot = u_dot;
-        self.frame = frame;
-        self.frame_quat = [q.w, q.i, q.j, q.k];
-        self.point = *raw.point.na();
-        self.lens = [raw.radius1, raw.radius2];
-        self.area = raw.area;
+        let next = update::step(&prev, &now(raw), &kin(b1), &kin(b2), dt, opt);
+        self.frame = matrix(&next.frame);
+        self.frame_quat = next.quat;
+        self.point = vector(next.point);
+        self.u = vector(next.u);
+        self.phi = vector(next.phi);
+        self.u_dot = vector(next.u_dot);
+        self.phi_dot = vector(next.phi_dot);
+        self.lens = next.lens;
+        self.area = next.area;
     }
 
     /// Writes the record a law reads into `g`, field by field.
@@ -227,79 +221,20 @@ impl L6State {
     }
 }
 
-/// Re-orthonormalises a frame keeping row 0 (the normal) exact.
-fn orthonormalize(m: &Matrix3<f64>) -> Matrix3<f64> {
-    let x: Vector3<f64> = m.row(0).transpose();
-    let x = x * (1.0 / x.norm());
-    let mut y: Vector3<f64> = m.row(1).transpose();
-    y -= x * x.dot(&y);
-    let y = y * (1.0 / y.norm());
-    let z = x.cross(&y);
-    Matrix3::from_rows(&[x.transpose(), y.transpose(), z.transpose()])
-}
-
-/// The unit quaternion of a rotation matrix (Shepperd's choice of the largest diagonal
-/// term, so that the square root is of a number >= 1/4 and one reciprocal serves all
-/// components).
-fn quaternion(m: &Matrix3<f64>) -> Quaternion<f64> {
-    let (m00, m11, m22) = (m[(0, 0)], m[(1, 1)], m[(2, 2)]);
-    let trace = m00 + m11 + m22;
-    if trace > 0.0 {
-        let s = 2.0 * (trace + 1.0).sqrt();
-        let r = 1.0 / s;
-        Quaternion::new(
-            0.25 * s,
-            (m[(2, 1)] - m[(1, 2)]) * r,
-            (m[(0, 2)] - m[(2, 0)]) * r,
-            (m[(1, 0)] - m[(0, 1)]) * r,
-        )
-    } else if m00 > m11 && m00 > m22 {
-        let s = 2.0 * (1.0 + m00 - m11 - m22).sqrt();
-        let r = 1.0 / s;
-        Quaternion::new(
-            (m[(2, 1)] - m[(1, 2)]) * r,
-            0.25 * s,
-            (m[(0, 1)] + m[(1, 0)]) * r,
-            (m[(0, 2)] + m[(2, 0)]) * r,
-        )
-    } else if m11 > m22 {
-        let s = 2.0 * (1.0 + m11 - m00 - m22).sqrt();
-        let r = 1.0 / s;
-        Quaternion::new(
-            (m[(0, 2)] - m[(2, 0)]) * r,
-            (m[(0, 1)] + m[(1, 0)]) * r,
-            0.25 * s,
-            (m[(1, 2)] + m[(2, 1)]) * r,
-        )
-    } else {
-        let s = 2.0 * (1.0 + m22 - m00 - m11).sqrt();
-        let r = 1.0 / s;
-        Quaternion::new(
-            (m[(1, 0)] - m[(0, 1)]) * r,
-            (m[(0, 2)] + m[(2, 0)]) * r,
-            (m[(1, 2)] + m[(2, 1)]) * r,
-            0.25 * s,
-        )
-    }
-}
-
-/// Spherical interpolation half-way between two rotations given as unit quaternions: on
-/// the same hemisphere this is exactly `normalize(qa + qb)` (no acos near 1, no round-off
-/// growth for the tiny per-step rotations of a contact frame).
-fn slerp_half(qa: Quaternion<f64>, mut qb: Quaternion<f64>) -> Matrix3<f64> {
-    if qa.dot(&qb) < 0.0 {
-        qb = -qb;
-    }
-    let q = qa + qb;
-    let q = q * (1.0 / q.norm());
-    UnitQuaternion::new_unchecked(q)
-        .to_rotation_matrix()
-        .into_inner()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nalgebra::{Quaternion, UnitQuaternion};
+
+    fn quaternion(m: &Matrix3<f64>) -> Quaternion<f64> {
+        let [w, i, j, k] = update::quaternion(&rows(m));
+        Quaternion::new(w, i, j, k)
+    }
+
+    fn slerp_half(qa: Quaternion<f64>, qb: Quaternion<f64>) -> Matrix3<f64> {
+        let q = |q: Quaternion<f64>| [q.w, q.i, q.j, q.k];
+        matrix(&update::slerp_half(&q(qa), &q(qb)))
+    }
 
     /// Rotations covering every branch of `quaternion` (trace positive, and each diagonal
     /// term the largest), including half turns.

@@ -1,0 +1,403 @@
+//! Per-contact numbers stored in blocks: the contacts' hot data (L6Geom and onset, [`HOT`]
+//! fields, as columns) and their law state (as rows).
+//!
+//! The list of contacts is cut into chunks of [`CHUNK`]; each chunk has one block. In the
+//! column layout a block has `fields * PITCH` values, in which field `f` of the chunk's
+//! contact `k` is at `f * PITCH + k`; in the row layout `fields * CHUNK` values, with field
+//! `f` of contact `k` at `k * fields + f` (what a law written per contact reads in place). The pitch is a little more than the chunk: with a power of two (2 kB),
+//! the fields of one contact would all fall in the same two sets of the L1 cache, which
+//! holds only 16 of the 33 lines a contact's L6Geom update reads (measured: the law pass
+//! took 55 % longer). A chunk's fields are thus columns, handed to a law as they are stored
+//! (no copy into per-contact records), and a chunk's block is one slice, which the
+//! parallel passes split off without further bookkeeping.
+
+use super::CHUNK;
+
+/// Distance between two fields of one contact in a block, in values: [`CHUNK`] and one
+/// cache line.
+pub(crate) const PITCH: usize = CHUNK + 8;
+use crate::l6geom::L6State;
+use dem_api::Onset;
+use nalgebra::{Matrix3, Vector3};
+
+/// Numbers stored `fields` per contact, in blocks of [`CHUNK`] contacts.
+#[derive(Clone, Debug)]
+pub(crate) struct Blocks {
+    values: Vec<f64>,
+    /// Fields per contact (at least 1, so that a block is never empty).
+    fields: usize,
+    /// Row layout (else columns).
+    rows: bool,
+    /// Contacts stored.
+    len: usize,
+}
+
+/// One field per contact until the number is known.
+impl Default for Blocks {
+    fn default() -> Blocks {
+        Blocks::new(1)
+    }
+}
+
+/// The hot blocks: [`HOT`] fields per contact.
+#[derive(Clone, Debug)]
+pub(crate) struct HotBlocks(Blocks);
+
+impl Default for HotBlocks {
+    fn default() -> HotBlocks {
+        HotBlocks(Blocks::new(HOT))
+    }
+}
+
+impl std::ops::Deref for HotBlocks {
+    type Target = Blocks;
+    fn deref(&self) -> &Blocks {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for HotBlocks {
+    fn deref_mut(&mut self) -> &mut Blocks {
+        &mut self.0
+    }
+}
+
+impl Blocks {
+    /// An empty store of `fields` numbers per contact, in the column layout.
+    pub(crate) fn new(fields: usize) -> Blocks {
+        Blocks {
+            values: Vec::new(),
+            fields: fields.max(1),
+            rows: false,
+            len: 0,
+        }
+    }
+
+    /// An empty store of `fields` numbers per contact, in the row layout.
+    pub(crate) fn rows(fields: usize) -> Blocks {
+        Blocks {
+            rows: true,
+            ..Blocks::new(fields)
+        }
+    }
+
+    /// Fields per contact (a contact's stride in the row layout).
+    pub(crate) fn fields(&self) -> usize {
+        self.fields
+    }
+
+    /// Values per block.
+    pub(crate) fn block_len(&self) -> usize {
+        self.fields * if self.rows { CHUNK } else { PITCH }
+    }
+
+    #[inline(always)]
+    fn at(&self, i: usize, f: usize) -> usize {
+        let inside = if self.rows {
+            (i % CHUNK) * self.fields + f
+        } else {
+            f * PITCH + i % CHUNK
+        };
+        (i / CHUNK) * self.block_len() + inside
+    }
+
+    /// Field `f` of contact `i`.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize, f: usize) -> f64 {
+        self.values[self.at(i, f)]
+    }
+
+    /// Sets field `f` of contact `i`.
+    #[inline(always)]
+    pub(crate) fn set(&mut self, i: usize, f: usize, v: f64) {
+        let at = self.at(i, f);
+        self.values[at] = v;
+    }
+
+    /// Room for `more` contacts beyond the stored ones, growing by at least an eighth.
+    pub(crate) fn reserve(&mut self, more: usize) {
+        let blocks = (self.len + more).div_ceil(CHUNK);
+        let need = blocks * self.block_len();
+        if need > self.values.capacity() {
+            let extra = (need - self.values.len()).max(self.values.len() / 8);
+            self.values.reserve_exact(extra);
+        }
+    }
+
+    /// Appends a contact whose fields are all zero.
+    pub(crate) fn push_zero(&mut self) {
+        if self.len.is_multiple_of(CHUNK) {
+            self.values
+                .resize(self.values.len() + self.block_len(), 0.0);
+        } else {
+            for f in 0..self.fields {
+                let at = self.at(self.len, f);
+                self.values[at] = 0.0;
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Copies every field of contact `from` to contact `to`.
+    pub(crate) fn copy(&mut self, from: usize, to: usize) {
+        for f in 0..self.fields {
+            let v = self.get(from, f);
+            self.set(to, f, v);
+        }
+    }
+
+    /// Swaps every field of contacts `i` and `j`.
+    pub(crate) fn swap(&mut self, i: usize, j: usize) {
+        for f in 0..self.fields {
+            let (a, b) = (self.at(i, f), self.at(j, f));
+            self.values.swap(a, b);
+        }
+    }
+
+    /// Keeps the first `len` contacts.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+        self.values
+            .truncate(self.len.div_ceil(CHUNK) * self.block_len());
+    }
+
+    /// The blocks, one per chunk of the contact list, to be split among workers.
+    pub(crate) fn blocks_mut(&mut self) -> std::slice::ChunksMut<'_, f64> {
+        let n = self.block_len();
+        self.values.chunks_mut(n)
+    }
+
+    /// The `fields` values of contact `i`, into `out`.
+    pub(crate) fn read(&self, i: usize, out: &mut [f64]) {
+        for (f, v) in out.iter_mut().enumerate() {
+            *v = self.get(i, f);
+        }
+    }
+
+    /// Sets the first `values.len()` fields of contact `i`.
+    pub(crate) fn write(&mut self, i: usize, values: &[f64]) {
+        for (f, &v) in values.iter().enumerate() {
+            self.set(i, f, v);
+        }
+    }
+
+    /// Bytes stored per contact.
+    pub(crate) fn bytes_per_contact(&self) -> usize {
+        self.fields * std::mem::size_of::<f64>()
+    }
+}
+
+/// Field of the hot block: row `r`, column `c` of the L6Geom frame is `FRAME + 3 r + c`.
+pub(crate) const FRAME: usize = 0;
+/// Field of the hot block: the contact point, 3 fields.
+pub(crate) const POINT: usize = 9;
+/// Field of the hot block: `u`, 3 fields.
+pub(crate) const U: usize = 12;
+/// Field of the hot block: `phi`, 3 fields.
+pub(crate) const PHI: usize = 15;
+/// Field of the hot block: `u_dot`, 3 fields.
+pub(crate) const U_DOT: usize = 18;
+/// Field of the hot block: `phi_dot`, 3 fields.
+pub(crate) const PHI_DOT: usize = 21;
+/// Field of the hot block: the branch lengths, 2 fields.
+pub(crate) const LENS: usize = 24;
+/// Field of the hot block: the area.
+pub(crate) const AREA: usize = 26;
+/// Field of the hot block: the frame's cached quaternion `[w, i, j, k]`, 4 fields.
+pub(crate) const QUAT: usize = 27;
+/// Field of the hot block: onset time and normal velocity, 2 fields.
+pub(crate) const ONSET: usize = 31;
+/// Fields of the hot block.
+pub(crate) const HOT: usize = 33;
+
+/// A hot block cut to its length, so that an index below `HOT * PITCH` needs no other
+/// test.
+#[inline(always)]
+pub(crate) fn whole(block: &mut [f64]) -> &mut [f64] {
+    &mut block[..HOT * PITCH]
+}
+
+/// Where field `f` of contact `k` is in a block of the column layout.
+#[inline(always)]
+pub(crate) fn index(f: usize, k: usize) -> usize {
+    f * PITCH + k
+}
+
+/// Reads the tracked geometry of contact `k` of a hot block.
+#[inline(always)]
+pub(crate) fn load(block: &[f64], k: usize) -> L6State {
+    // One test, from which the compiler knows every index below to be in bounds.
+    let block = &block[..HOT * PITCH];
+    assert!(k < CHUNK);
+    let v = |f: usize| block[f * PITCH + k];
+    let v3 = |f: usize| Vector3::new(v(f), v(f + 1), v(f + 2));
+    let mut l6 = L6State::default();
+    l6.frame = Matrix3::new(
+        v(FRAME),
+        v(FRAME + 1),
+        v(FRAME + 2),
+        v(FRAME + 3),
+        v(FRAME + 4),
+        v(FRAME + 5),
+        v(FRAME + 6),
+        v(FRAME + 7),
+        v(FRAME + 8),
+    );
+    l6.point = v3(POINT);
+    l6.u = v3(U);
+    l6.phi = v3(PHI);
+    l6.u_dot = v3(U_DOT);
+    l6.phi_dot = v3(PHI_DOT);
+    l6.lens = [v(LENS), v(LENS + 1)];
+    l6.area = v(AREA);
+    l6.set_cached_quaternion([v(QUAT), v(QUAT + 1), v(QUAT + 2), v(QUAT + 3)]);
+    l6
+}
+
+/// Writes the tracked geometry of contact `k` of a hot block.
+#[inline(always)]
+pub(crate) fn store(block: &mut [f64], k: usize, l6: &L6State) {
+    let block = &mut block[..HOT * PITCH];
+    assert!(k < CHUNK);
+    let mut set = |f: usize, x: f64| block[f * PITCH + k] = x;
+    for r in 0..3 {
+        for c in 0..3 {
+            set(FRAME + 3 * r + c, l6.frame[(r, c)]);
+        }
+    }
+    for (f, v) in [
+        (POINT, &l6.point),
+        (U, &l6.u),
+        (PHI, &l6.phi),
+        (U_DOT, &l6.u_dot),
+        (PHI_DOT, &l6.phi_dot),
+    ] {
+        set(f, v.x);
+        set(f + 1, v.y);
+        set(f + 2, v.z);
+    }
+    set(LENS, l6.lens[0]);
+    set(LENS + 1, l6.lens[1]);
+    set(AREA, l6.area);
+    for (q, x) in l6.cached_quaternion().into_iter().enumerate() {
+        set(QUAT + q, x);
+    }
+}
+
+/// Sets the cached frame quaternion of contact `k` of a hot block where it is not known
+/// (zero: a contact read from a checkpoint), from the frame.
+#[inline(always)]
+pub(crate) fn know_quaternion(block: &mut [f64], k: usize) {
+    let q = |b: &[f64], i: usize| b[index(QUAT + i, k)];
+    if (0..4).any(|i| q(block, i) != 0.0) {
+        return;
+    }
+    let l6 = load(block, k);
+    for (i, x) in l6.frame_quaternion().into_iter().enumerate() {
+        block[index(QUAT + i, k)] = x;
+    }
+}
+
+/// Reads the onset data of contact `k` of a hot block.
+#[inline(always)]
+pub(crate) fn onset(block: &[f64], k: usize) -> Onset {
+    Onset {
+        time: block[ONSET * PITCH + k],
+        normal_velocity: block[(ONSET + 1) * PITCH + k],
+    }
+}
+
+/// Writes the onset data of contact `k` of a hot block.
+#[inline(always)]
+pub(crate) fn set_onset(block: &mut [f64], k: usize, o: &Onset) {
+    block[ONSET * PITCH + k] = o.time;
+    block[(ONSET + 1) * PITCH + k] = o.normal_velocity;
+}
+
+impl Blocks {
+    /// The block of contact `i` and its place in it.
+    #[inline(always)]
+    pub(crate) fn block_of(&self, i: usize) -> (&[f64], usize) {
+        let n = self.block_len();
+        let b = i / CHUNK;
+        (&self.values[b * n..(b + 1) * n], i % CHUNK)
+    }
+
+    /// The block of contact `i`, mutable, and its place in it.
+    #[inline(always)]
+    pub(crate) fn block_of_mut(&mut self, i: usize) -> (&mut [f64], usize) {
+        let n = self.block_len();
+        let b = i / CHUNK;
+        (&mut self.values[b * n..(b + 1) * n], i % CHUNK)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_survive_swaps_copies_and_truncation_across_blocks() {
+        for b in [Blocks::new(3), Blocks::rows(3)] {
+            fields_survive(b);
+        }
+    }
+
+    fn fields_survive(mut b: Blocks) {
+        let n = 2 * CHUNK + 7;
+        for i in 0..n {
+            b.push_zero();
+            b.write(i, &[i as f64, -(i as f64), 0.5 * i as f64]);
+        }
+        b.swap(3, CHUNK + 5);
+        assert_eq!(b.get(3, 1), -((CHUNK + 5) as f64));
+        assert_eq!(b.get(CHUNK + 5, 2), 1.5);
+        b.copy(n - 1, 0);
+        let mut out = [0.0; 3];
+        b.read(0, &mut out);
+        assert_eq!(
+            out,
+            [(n - 1) as f64, -((n - 1) as f64), 0.5 * (n - 1) as f64]
+        );
+        b.truncate(CHUNK);
+        assert_eq!(b.blocks_mut().count(), 1);
+        b.push_zero();
+        assert_eq!(b.get(CHUNK, 0), 0.0);
+        assert_eq!(b.blocks_mut().count(), 2);
+    }
+
+    #[test]
+    fn l6_state_round_trips_through_a_hot_block() {
+        let n = Vector3::new(0.3, -0.4, 0.866_025_403_784_438_6).normalize();
+        let mut l6 = L6State::default();
+        l6.frame = crate::l6geom::initial_frame(&n);
+        l6.point = Vector3::new(1.0, 2.0, 3.0);
+        l6.u = Vector3::new(-1e-4, 2e-6, 3e-6);
+        l6.phi = Vector3::new(0.1, 0.2, 0.3);
+        l6.u_dot = Vector3::new(-0.1, 0.01, 0.02);
+        l6.phi_dot = Vector3::new(1.0, 2.0, 3.0);
+        l6.lens = [5e-4, f64::INFINITY];
+        l6.area = 1e-6;
+        l6.set_cached_quaternion([0.5, 0.5, 0.5, 0.5]);
+        let mut block = vec![0.0; HOT * PITCH];
+        store(&mut block, 17, &l6);
+        set_onset(
+            &mut block,
+            17,
+            &Onset {
+                time: 2.0,
+                normal_velocity: -3.0,
+            },
+        );
+        let back = load(&block, 17);
+        assert_eq!(back, l6);
+        assert_eq!(back.cached_quaternion(), l6.cached_quaternion());
+        assert_eq!(
+            onset(&block, 17),
+            Onset {
+                time: 2.0,
+                normal_velocity: -3.0
+            }
+        );
+    }
+}

@@ -1,0 +1,537 @@
+//! The L6Geom update step (the formulas of the module docs), written once over lanes: for
+//! one contact with `f64` ([`super::L6State::update`]) and for four contacts at a time with
+//! [`F64x4`] ([`update_block`], the solver's pass over a chunk of contacts). Both run the
+//! same IEEE operations in the same order, so they agree bitwise; the branches of the
+//! scalar formulas (the quaternion's largest term, the hemisphere of the half-way
+//! rotation, the branch vector of a wall) are selections per lane.
+
+use super::lane::{F64x4, Lane};
+use crate::contacts::blocks::{self as hot, FRAME, PHI, PHI_DOT, POINT, QUAT, U, U_DOT};
+use crate::particles::Particles;
+use crate::scene::L6Options;
+use dem_api::RawGeom;
+
+/// A 3-vector of lanes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct V3<L> {
+    pub x: L,
+    pub y: L,
+    pub z: L,
+}
+
+impl<L: Lane> V3<L> {
+    #[inline(always)]
+    pub(crate) fn new(x: L, y: L, z: L) -> Self {
+        V3 { x, y, z }
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        V3::new(self.x + o.x, self.y + o.y, self.z + o.z)
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        V3::new(self.x - o.x, self.y - o.y, self.z - o.z)
+    }
+    #[inline(always)]
+    fn scale(self, s: L) -> Self {
+        V3::new(self.x * s, self.y * s, self.z * s)
+    }
+    #[inline(always)]
+    fn dot(self, o: Self) -> L {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+    #[inline(always)]
+    fn cross(self, o: Self) -> Self {
+        V3::new(
+            self.y * o.z - self.z * o.y,
+            self.z * o.x - self.x * o.z,
+            self.x * o.y - self.y * o.x,
+        )
+    }
+    #[inline(always)]
+    fn norm(self) -> L {
+        self.dot(self).sqrt()
+    }
+    #[inline(always)]
+    fn select(m: L::Mask, a: Self, b: Self) -> Self {
+        V3::new(
+            L::select(m, a.x, b.x),
+            L::select(m, a.y, b.y),
+            L::select(m, a.z, b.z),
+        )
+    }
+}
+
+/// A rotation matrix by rows.
+pub(crate) type Rows<L> = [V3<L>; 3];
+
+#[inline(always)]
+fn mat_vec<L: Lane>(m: &Rows<L>, v: V3<L>) -> V3<L> {
+    V3::new(m[0].dot(v), m[1].dot(v), m[2].dot(v))
+}
+
+/// A quaternion `[w, i, j, k]`.
+pub(crate) type Quat<L> = [L; 4];
+
+/// What the update reads of a contact's previous state.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prev<L> {
+    /// Rows of the frame.
+    pub frame: Rows<L>,
+    /// The frame's quaternion.
+    pub quat: Quat<L>,
+    pub point: V3<L>,
+    pub u: V3<L>,
+    pub phi: V3<L>,
+}
+
+/// What a geometry functor reports now.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Now<L> {
+    pub normal: V3<L>,
+    pub point: V3<L>,
+    pub gap: L,
+    pub radius: [L; 2],
+    pub area: L,
+}
+
+/// One body: position at t, velocities at t - dt/2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Kin<L> {
+    pub pos: V3<L>,
+    pub vel: V3<L>,
+    pub angvel: V3<L>,
+}
+
+/// The contact's state after the update.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Next<L> {
+    pub frame: Rows<L>,
+    pub quat: Quat<L>,
+    pub point: V3<L>,
+    pub u: V3<L>,
+    pub phi: V3<L>,
+    pub u_dot: V3<L>,
+    pub phi_dot: V3<L>,
+    pub lens: [L; 2],
+    pub area: L,
+}
+
+/// Branch vector of a body: `sign r n` (`no_ratch`, finite radius) or `c - x`.
+#[inline(always)]
+fn branch<L: Lane>(
+    now: &Now<L>,
+    b: &Kin<L>,
+    i: usize,
+    sign: f64,
+    n: V3<L>,
+    opt: &L6Options,
+) -> V3<L> {
+    let true_branch = now.point.sub(b.pos);
+    if !opt.no_ratch {
+        return true_branch;
+    }
+    let r = now.radius[i];
+    V3::select(r.finite(), n.scale(L::splat(sign) * r), true_branch)
+}
+
+#[inline(always)]
+pub(crate) fn relative_velocity<L: Lane>(
+    now: &Now<L>,
+    b1: &Kin<L>,
+    b2: &Kin<L>,
+    n: V3<L>,
+    opt: &L6Options,
+) -> V3<L> {
+    let br1 = branch(now, b1, 0, 1.0, n, opt);
+    let br2 = branch(now, b2, 1, -1.0, n, opt);
+    b2.vel
+        .add(b2.angvel.cross(br2))
+        .sub(b1.vel.add(b1.angvel.cross(br1)))
+}
+
+/// Re-orthonormalises a frame keeping row 0 (the normal) exact.
+#[inline(always)]
+fn orthonormalize<L: Lane>(m: &Rows<L>) -> Rows<L> {
+    let one = L::splat(1.0);
+    let x = m[0].scale(one / m[0].norm());
+    let y = m[1].sub(x.scale(x.dot(m[1])));
+    let y = y.scale(one / y.norm());
+    [x, y, x.cross(y)]
+}
+
+/// The unit quaternion `[w, i, j, k]` of a rotation matrix (Shepperd's choice of the
+/// largest diagonal term, so that the square root is of a number >= 1/4 and one reciprocal
+/// serves all components).
+#[inline(always)]
+pub(crate) fn quaternion<L: Lane>(m: &Rows<L>) -> Quat<L> {
+    let (m00, m11, m22) = (m[0].x, m[1].y, m[2].z);
+    let (m01, m02, m10, m12, m20, m21) = (m[0].y, m[0].z, m[1].x, m[1].z, m[2].x, m[2].y);
+    let one = L::splat(1.0);
+    let trace = m00 + m11 + m22;
+    // The case of each lane: a (trace), b (m00 largest), c (m11), else d (m22).
+    let a = trace.gt(L::splat(0.0));
+    let b = L::and(m00.gt(m11), m00.gt(m22));
+    let c = m11.gt(m22);
+    let pick =
+        |qa: L, qb: L, qc: L, qd: L| L::select(a, qa, L::select(b, qb, L::select(c, qc, qd)));
+    let s = L::splat(2.0)
+        * pick(
+            trace + one,
+            one + m00 - m11 - m22,
+            one + m11 - m00 - m22,
+            one + m22 - m00 - m11,
+        )
+        .sqrt();
+    let r = one / s;
+    let quarter = L::splat(0.25) * s;
+    let (d21_12, d02_20, d10_01) = ((m21 - m12) * r, (m02 - m20) * r, (m10 - m01) * r);
+    let (s01_10, s02_20, s12_21) = ((m01 + m10) * r, (m02 + m20) * r, (m12 + m21) * r);
+    [
+        pick(quarter, d21_12, d02_20, d10_01),
+        pick(d21_12, quarter, s01_10, s02_20),
+        pick(d02_20, s01_10, quarter, s12_21),
+        pick(d10_01, s02_20, s12_21, quarter),
+    ]
+}
+
+/// The rotation half-way between two unit quaternions `[w, i, j, k]`, as rows: on the same
+/// hemisphere this is exactly `normalize(qa + qb)` (no acos near 1, no round-off growth for
+/// the tiny per-step rotations of a contact frame).
+#[inline(always)]
+pub(crate) fn slerp_half<L: Lane>(qa: &Quat<L>, qb: &Quat<L>) -> Rows<L> {
+    let [aw, ai, aj, ak] = *qa;
+    let [bw, bi, bj, bk] = *qb;
+    // Sums in nalgebra's order over its storage `[i, j, k, w]`.
+    let dot = (ai * bi + ak * bk) + (aj * bj + aw * bw);
+    let flip = dot.lt(L::splat(0.0));
+    let side = |x: L| L::select(flip, -x, x);
+    let (w, i, j, k) = (aw + side(bw), ai + side(bi), aj + side(bj), ak + side(bk));
+    let norm = ((i * i + k * k) + (j * j + w * w)).sqrt();
+    let inv = L::splat(1.0) / norm;
+    let (w, i, j, k) = (w * inv, i * inv, j * inv, k * inv);
+    let two = L::splat(2.0);
+    let (ww, ii, jj, kk) = (w * w, i * i, j * j, k * k);
+    let (ij, wk, wj) = (i * j * two, w * k * two, w * j * two);
+    let (ik, jk, wi) = (i * k * two, j * k * two, w * i * two);
+    [
+        V3::new(ww + ii - jj - kk, ij - wk, wj + ik),
+        V3::new(wk + ij, ww - ii + jj - kk, jk - wi),
+        V3::new(ik - wj, wi + jk, ww - ii - jj + kk),
+    ]
+}
+
+/// Advances one contact (or one lane of contacts) by a step `dt` to the functor's current
+/// geometry.
+#[inline(always)]
+pub(crate) fn step<L: Lane>(
+    prev: &Prev<L>,
+    now: &Now<L>,
+    b1: &Kin<L>,
+    b2: &Kin<L>,
+    dt: f64,
+    opt: &L6Options,
+) -> Next<L> {
+    let (half, one, dtl) = (L::splat(0.5), L::splat(1.0), L::splat(dt));
+    let n_prev = prev.frame[0];
+    let n = now.normal;
+    let o_r = n_prev.cross(n);
+    let mut n_mid = if opt.no_mid_normal {
+        n_prev
+    } else {
+        n_prev.add(n).scale(half)
+    };
+    if !opt.no_renorm {
+        n_mid = n_mid.scale(one / n_mid.norm());
+    }
+    let o_t = n_mid.scale(n_mid.dot(b1.angvel.add(b2.angvel).scale(half)) * dtl);
+    let v_r = relative_velocity(now, b1, b2, n, opt);
+    let v_t = v_r.sub(n_mid.scale(n_mid.dot(v_r)));
+
+    // Bending and twist together: v - v x o_r - v x o_t = v - v x (o_r + o_t).
+    let o = o_r.add(o_t);
+    let rot = |v: V3<L>| v.sub(v.cross(o));
+    let mut frame = [n, rot(prev.frame[1]), rot(prev.frame[2])];
+    if !opt.no_renorm {
+        frame = orthonormalize(&frame);
+    }
+    let quat = quaternion(&frame);
+    let mid = if opt.no_mid_frame {
+        prev.frame
+    } else {
+        slerp_half(&prev.quat, &quat)
+    };
+
+    let mut u_dot = mat_vec(&mid, v_t);
+    u_dot.x = if opt.point_rate {
+        // Velocities are at t - dt/2: so are the point and the positions used.
+        let c = prev.point.add(now.point).scale(half);
+        let back = L::splat(0.5 * dt);
+        let at = |b: &Kin<L>| {
+            b.vel
+                .add(b.angvel.cross(c.sub(b.pos.sub(b.vel.scale(back)))))
+        };
+        n_mid.dot(at(b2).sub(at(b1)))
+    } else {
+        (now.gap - prev.u.x) / dtl
+    };
+    let u = V3::new(now.gap, prev.u.y + u_dot.y * dtl, prev.u.z + u_dot.z * dtl);
+    let phi_dot = mat_vec(&mid, b2.angvel.sub(b1.angvel));
+    Next {
+        frame,
+        quat,
+        point: now.point,
+        u,
+        phi: prev.phi.add(phi_dot.scale(dtl)),
+        u_dot,
+        phi_dot,
+        lens: now.radius,
+        area: now.area,
+    }
+}
+
+/// Lanes of four contacts read from a hot block (at `ks`) or from per-contact records.
+#[inline(always)]
+fn lanes(f: impl Fn(usize) -> f64) -> F64x4 {
+    F64x4([f(0), f(1), f(2), f(3)])
+}
+
+#[inline(always)]
+fn lanes3(f: impl Fn(usize) -> [f64; 3]) -> V3<F64x4> {
+    let v = [f(0), f(1), f(2), f(3)];
+    V3::new(
+        F64x4(v.map(|v| v[0])),
+        F64x4(v.map(|v| v[1])),
+        F64x4(v.map(|v| v[2])),
+    )
+}
+
+/// Updates the L6Geom of contacts `ks` of a hot block (see [`crate::contacts`]), four at a
+/// time, each with the functor's geometry `raw[k]` and its bodies `bodies[k]` (body 1,
+/// body 2). Every contact's cached frame quaternion must be set (non-zero).
+pub(crate) fn update_block(
+    block: &mut [f64],
+    ks: &[usize],
+    raw: &[RawGeom],
+    bodies: &[(usize, usize)],
+    p: &Particles,
+    dt: f64,
+    opt: &L6Options,
+) {
+    update_groups(block, ks, raw, bodies, p, dt, opt);
+}
+
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512vl+avx2+fma"))]
+fn update_groups(
+    block: &mut [f64],
+    ks: &[usize],
+    raw: &[RawGeom],
+    bodies: &[(usize, usize)],
+    p: &Particles,
+    dt: f64,
+    opt: &L6Options,
+) {
+    let block = hot::whole(block);
+    for group in ks.chunks(4) {
+        // A short last group repeats its last contact: the same values, written twice.
+        let k: [usize; 4] = std::array::from_fn(|i| group[i.min(group.len() - 1)]);
+        let at = |f: usize| lanes(|i| block[hot::index(f, k[i])]);
+        let at3 = |f: usize| V3::new(at(f), at(f + 1), at(f + 2));
+        let prev = Prev {
+            frame: [at3(FRAME), at3(FRAME + 3), at3(FRAME + 6)],
+            quat: [at(QUAT), at(QUAT + 1), at(QUAT + 2), at(QUAT + 3)],
+            point: at3(POINT),
+            u: at3(U),
+            phi: at3(PHI),
+        };
+        let g = |i: usize| &raw[k[i]];
+        let now = Now {
+            normal: lanes3(|i| {
+                let v = g(i).normal;
+                [v.x, v.y, v.z]
+            }),
+            point: lanes3(|i| {
+                let v = g(i).point;
+                [v.x, v.y, v.z]
+            }),
+            gap: lanes(|i| g(i).gap),
+            radius: [lanes(|i| g(i).radius1), lanes(|i| g(i).radius2)],
+            area: lanes(|i| g(i).area),
+        };
+        let kin = |which: fn(&(usize, usize)) -> usize| Kin {
+            pos: lanes3(|i| p.pos[which(&bodies[k[i]])].into()),
+            vel: lanes3(|i| p.vel[which(&bodies[k[i]])].into()),
+            angvel: lanes3(|i| p.angvel[which(&bodies[k[i]])].into()),
+        };
+        let next = step(&prev, &now, &kin(|b| b.0), &kin(|b| b.1), dt, opt);
+        let mut put = |f: usize, v: F64x4| {
+            for (i, &x) in v.0.iter().enumerate() {
+                block[hot::index(f, k[i])] = x;
+            }
+        };
+        for (r, row) in next.frame.iter().enumerate() {
+            put(FRAME + 3 * r, row.x);
+            put(FRAME + 3 * r + 1, row.y);
+            put(FRAME + 3 * r + 2, row.z);
+        }
+        for (q, v) in next.quat.into_iter().enumerate() {
+            put(QUAT + q, v);
+        }
+        for (f, v) in [
+            (POINT, next.point),
+            (U, next.u),
+            (PHI, next.phi),
+            (U_DOT, next.u_dot),
+            (PHI_DOT, next.phi_dot),
+        ] {
+            put(f, v.x);
+            put(f + 1, v.y);
+            put(f + 2, v.z);
+        }
+        put(hot::LENS, next.lens[0]);
+        put(hot::LENS + 1, next.lens[1]);
+        put(hot::AREA, next.area);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    fn v(rng: &mut impl Rng, s: f64) -> V3<f64> {
+        V3::new(
+            rng.random_range(-s..s),
+            rng.random_range(-s..s),
+            rng.random_range(-s..s),
+        )
+    }
+
+    fn unit(rng: &mut impl Rng) -> V3<f64> {
+        let u = v(rng, 1.0);
+        u.scale(1.0 / u.norm())
+    }
+
+    /// One contact's inputs: a frame turned a little from a random normal (every branch
+    /// of the quaternion comes up), a wall now and then.
+    fn inputs(rng: &mut impl Rng) -> (Prev<f64>, Now<f64>, Kin<f64>, Kin<f64>) {
+        let n = unit(rng);
+        let t = n.cross(unit(rng));
+        let t = t.scale(1.0 / t.norm());
+        let frame = [n, t, n.cross(t)];
+        let prev = Prev {
+            frame,
+            quat: quaternion(&frame),
+            point: v(rng, 1e-3),
+            u: v(rng, 1e-5),
+            phi: v(rng, 1e-2),
+        };
+        let turned = n.add(v(rng, 1e-3));
+        let wall = rng.random_bool(0.2);
+        let now = Now {
+            normal: turned.scale(1.0 / turned.norm()),
+            point: prev.point.add(v(rng, 1e-6)),
+            gap: rng.random_range(-1e-5..1e-6),
+            radius: [
+                if wall { f64::INFINITY } else { 5e-4 },
+                rng.random_range(1e-4..1e-3),
+            ],
+            area: rng.random_range(0.0..1e-6),
+        };
+        let body = |rng: &mut _| Kin {
+            pos: v(rng, 1e-2),
+            vel: v(rng, 1.0),
+            angvel: v(rng, 100.0),
+        };
+        (prev, now, body(rng), body(rng))
+    }
+
+    fn bits(n: &Next<f64>) -> Vec<u64> {
+        let mut out = Vec::new();
+        for r in &n.frame {
+            out.extend([r.x, r.y, r.z]);
+        }
+        out.extend(n.quat);
+        for w in [n.point, n.u, n.phi, n.u_dot, n.phi_dot] {
+            out.extend([w.x, w.y, w.z]);
+        }
+        out.extend(n.lens);
+        out.push(n.area);
+        out.into_iter().map(f64::to_bits).collect()
+    }
+
+    fn lane(n: &Next<F64x4>, i: usize) -> Next<f64> {
+        let l = |x: F64x4| x.0[i];
+        let l3 = |v: V3<F64x4>| V3::new(l(v.x), l(v.y), l(v.z));
+        Next {
+            frame: n.frame.map(l3),
+            quat: n.quat.map(l),
+            point: l3(n.point),
+            u: l3(n.u),
+            phi: l3(n.phi),
+            u_dot: l3(n.u_dot),
+            phi_dot: l3(n.phi_dot),
+            lens: n.lens.map(l),
+            area: l(n.area),
+        }
+    }
+
+    #[test]
+    fn four_lanes_give_bitwise_what_each_contact_gives_alone() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+        let options = [
+            L6Options::default(),
+            L6Options {
+                no_ratch: false,
+                point_rate: true,
+                ..L6Options::default()
+            },
+            L6Options {
+                no_mid_normal: true,
+                no_renorm: true,
+                no_mid_frame: true,
+                ..L6Options::default()
+            },
+        ];
+        for opt in &options {
+            for _ in 0..500 {
+                let four: Vec<_> = (0..4).map(|_| inputs(&mut rng)).collect();
+                let x = |f: &dyn Fn(usize) -> f64| lanes(f);
+                let x3 = |f: &dyn Fn(usize) -> V3<f64>| {
+                    V3::new(x(&|i| f(i).x), x(&|i| f(i).y), x(&|i| f(i).z))
+                };
+                let prev = Prev {
+                    frame: [0, 1, 2].map(|r| x3(&|i| four[i].0.frame[r])),
+                    quat: [0, 1, 2, 3].map(|q| x(&|i| four[i].0.quat[q])),
+                    point: x3(&|i| four[i].0.point),
+                    u: x3(&|i| four[i].0.u),
+                    phi: x3(&|i| four[i].0.phi),
+                };
+                let now = Now {
+                    normal: x3(&|i| four[i].1.normal),
+                    point: x3(&|i| four[i].1.point),
+                    gap: x(&|i| four[i].1.gap),
+                    radius: [x(&|i| four[i].1.radius[0]), x(&|i| four[i].1.radius[1])],
+                    area: x(&|i| four[i].1.area),
+                };
+                let kin = |b: &dyn Fn(usize) -> Kin<f64>| Kin {
+                    pos: x3(&|i| b(i).pos),
+                    vel: x3(&|i| b(i).vel),
+                    angvel: x3(&|i| b(i).angvel),
+                };
+                let together = step(
+                    &prev,
+                    &now,
+                    &kin(&|i| four[i].2),
+                    &kin(&|i| four[i].3),
+                    1e-6,
+                    opt,
+                );
+                for (i, (p, n, b1, b2)) in four.iter().enumerate() {
+                    let alone = step(p, n, b1, b2, 1e-6, opt);
+                    assert_eq!(bits(&lane(&together, i)), bits(&alone), "{opt:?}");
+                }
+            }
+        }
+    }
+}
