@@ -352,44 +352,43 @@ impl LawBatch<'_> {
     }
 }
 
-/// The columns of a [`LawBatch`] as Rust slices of exactly the batch's length, checked once
-/// ([`LawBatch::view`]): reading item `i < len` of them costs no bounds test once inlined,
-/// and a law that does not read a field does not load it. This is what the SDK's loops,
-/// and laws written over columns, read.
+/// The columns of a [`LawBatch`] as Rust slices of the batch's length, checked once by
+/// [`LawBatch::view`] (its only constructor), so that reading contact `i` costs one test of
+/// `i` and no test per field. This is what the SDK's loop reads.
 #[derive(Clone, Copy, Debug)]
 pub struct LawView<'a> {
     /// Number of contacts.
-    pub len: usize,
+    len: usize,
     /// Time step, s.
-    pub dt: f64,
+    dt: f64,
     /// Rows of the frame, each as three columns `[x, y, z]` (see [`L6Columns::frame`]).
-    pub frame: [[&'a [f64]; 3]; 3],
+    frame: [[&'a [f64]; 3]; 3],
     /// Contact point, m.
-    pub point: [&'a [f64]; 3],
+    point: [&'a [f64]; 3],
     /// `u`, m.
-    pub u: [&'a [f64]; 3],
+    u: [&'a [f64]; 3],
     /// `phi`, rad.
-    pub phi: [&'a [f64]; 3],
+    phi: [&'a [f64]; 3],
     /// `u_dot`, m/s.
-    pub u_dot: [&'a [f64]; 3],
+    u_dot: [&'a [f64]; 3],
     /// `phi_dot`, rad/s.
-    pub phi_dot: [&'a [f64]; 3],
+    phi_dot: [&'a [f64]; 3],
     /// Branch lengths, m.
-    pub lens: [&'a [f64]; 2],
+    lens: [&'a [f64]; 2],
     /// Area, m^2.
-    pub area: &'a [f64],
+    area: &'a [f64],
     /// Masses of body 1 and body 2, kg.
-    pub mass: [&'a [f64]; 2],
+    mass: [&'a [f64]; 2],
     /// Material indices of body 1 and body 2.
-    pub material: [&'a [u32]; 2],
+    material: [&'a [u32]; 2],
     /// The materials.
-    pub materials: &'a [Material],
+    materials: &'a [Material],
     /// Onset time, s.
-    pub onset_time: &'a [f64],
+    onset_time: &'a [f64],
     /// Onset normal velocity, m/s.
-    pub onset_normal_velocity: &'a [f64],
+    onset_normal_velocity: &'a [f64],
     /// Flags ([`FLAG_NEW`], [`FLAG_LAST`]).
-    pub flags: &'a [u8],
+    flags: &'a [u8],
 }
 
 fn cut<T>(s: RSlice<'_, T>, n: usize) -> &[T] {
@@ -435,25 +434,60 @@ impl<'a> LawBatch<'a> {
 }
 
 impl LawView<'_> {
-    /// The two bodies of contact `i < len`.
+    /// Number of contacts.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Is the batch empty?
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The flags ([`FLAG_NEW`], [`FLAG_LAST`]) of contact `i`.
+    #[inline(always)]
+    pub fn flags(&self, i: usize) -> u8 {
+        self.flags[i]
+    }
+
+    /// The two bodies of contact `i` (panics unless `i < len`).
     #[inline(always)]
     pub fn pair(&self, i: usize) -> LawPair {
+        assert!(i < self.len, "contact {i} of a batch of {}", self.len);
+        // SAFETY: every column has `len` items and every material index is below the
+        // number of materials: `LawBatch::view`, the only constructor, checked both.
+        unsafe { self.pair_unchecked(i) }
+    }
+
+    /// [`LawView::pair`] without the test of `i`.
+    ///
+    /// # Safety
+    /// `i < len`.
+    #[inline(always)]
+    unsafe fn pair_unchecked(&self, i: usize) -> LawPair {
+        let at = |c: &[f64]| unsafe { *c.get_unchecked(i) };
+        let material = |k: usize| unsafe {
+            *self
+                .materials
+                .get_unchecked(*self.material[k].get_unchecked(i) as usize)
+        };
         LawPair {
-            radius: [self.lens[0][i], self.lens[1][i]],
-            mass: [self.mass[0][i], self.mass[1][i]],
-            material: [
-                self.materials[self.material[0][i] as usize],
-                self.materials[self.material[1][i] as usize],
-            ],
+            radius: [at(self.lens[0]), at(self.lens[1])],
+            mass: [at(self.mass[0]), at(self.mass[1])],
+            material: [material(0), material(1)],
         }
     }
 
-    /// Everything given for contact `i < len`, as the record a per-contact law reads.
+    /// Everything given for contact `i`, as the record a per-contact law reads (panics
+    /// unless `i < len`).
     #[inline(always)]
     pub fn input(&self, i: usize) -> LawInput {
-        let v3 = |c: &[&[f64]; 3]| Vec3::new(c[0][i], c[1][i], c[2][i]);
+        assert!(i < self.len, "contact {i} of a batch of {}", self.len);
+        // SAFETY: as in `pair`: every column has `len > i` items.
+        let at = |c: &[f64]| unsafe { *c.get_unchecked(i) };
+        let v3 = |c: &[&[f64]; 3]| Vec3::new(at(c[0]), at(c[1]), at(c[2]));
         let (r0, r1, r2) = (v3(&self.frame[0]), v3(&self.frame[1]), v3(&self.frame[2]));
-        let flags = self.flags[i];
+        let flags = unsafe { *self.flags.get_unchecked(i) };
         LawInput {
             geom: frame_rows(
                 [r0, r1, r2],
@@ -464,12 +498,13 @@ impl LawView<'_> {
                     v3(&self.u_dot),
                     v3(&self.phi_dot),
                 ],
-                [self.lens[0][i], self.lens[1][i], self.area[i]],
+                [at(self.lens[0]), at(self.lens[1]), at(self.area)],
             ),
-            pair: self.pair(i),
+            // SAFETY: i < len, tested above.
+            pair: unsafe { self.pair_unchecked(i) },
             onset: Onset {
-                time: self.onset_time[i],
-                normal_velocity: self.onset_normal_velocity[i],
+                time: at(self.onset_time),
+                normal_velocity: at(self.onset_normal_velocity),
             },
             dt: self.dt,
             is_new: u32::from(flags & FLAG_NEW != 0),

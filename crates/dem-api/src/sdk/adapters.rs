@@ -161,7 +161,7 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
                 };
                 let inp = view.input(i);
                 let (consts, own) = slots.split_at_mut(k);
-                let c = if view.flags[i] & FLAG_NEW != 0 {
+                let c = if view.flags(i) & FLAG_NEW != 0 {
                     let c = self.0.constants(&inp);
                     c.store(consts);
                     c

@@ -335,7 +335,16 @@ fn update_groups(
     for group in ks.chunks(4) {
         // A short last group repeats its last contact: the same values, written twice.
         let k: [usize; 4] = std::array::from_fn(|i| group[i.min(group.len() - 1)]);
-        let at = |f: usize| lanes(|i| block[hot::index(f, k[i])]);
+        // Four consecutive contacts (the usual case) are read and written as vectors.
+        let run = k[3] == k[0] + 3;
+        let at = |f: usize| {
+            if run {
+                let i = hot::index(f, k[0]);
+                F64x4(block[i..i + 4].try_into().expect("four values"))
+            } else {
+                lanes(|i| block[hot::index(f, k[i])])
+            }
+        };
         let at3 = |f: usize| V3::new(at(f), at(f + 1), at(f + 2));
         let prev = Prev {
             frame: [at3(FRAME), at3(FRAME + 3), at3(FRAME + 6)],
@@ -365,8 +374,13 @@ fn update_groups(
         };
         let next = step(&prev, &now, &kin(|b| b.0), &kin(|b| b.1), dt, opt);
         let mut put = |f: usize, v: F64x4| {
-            for (i, &x) in v.0.iter().enumerate() {
-                block[hot::index(f, k[i])] = x;
+            if run {
+                let i = hot::index(f, k[0]);
+                block[i..i + 4].copy_from_slice(&v.0);
+            } else {
+                for (i, &x) in v.0.iter().enumerate() {
+                    block[hot::index(f, k[i])] = x;
+                }
             }
         };
         for (r, row) in next.frame.iter().enumerate() {
