@@ -9,6 +9,7 @@ use crate::cell_bins::CellBins;
 use crate::facet_grid::{cell_range, FacetGrid};
 use crate::particles::{Facet, Particles, Shape};
 use crate::scene::BroadPhase;
+use crate::team::Team;
 use nalgebra::{UnitQuaternion, Vector3};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -172,39 +173,39 @@ impl VerletList {
     /// True when the list must be rebuilt before use: never built, or the two largest
     /// displacements since the last build sum to more than the skin.
     pub fn stale(&self, p: &Particles) -> bool {
+        self.stale_in(p, &Team::default())
+    }
+
+    /// [`VerletList::stale`] with the positions shared among the members of `team`.
+    pub fn stale_in(&self, p: &Particles, team: &Team) -> bool {
         if self.anchor.len() != p.len() {
             return true;
         }
-        // The two largest squared displacements: of the positions (in parallel chunks;
-        // the two largest of a set do not depend on how it is split), and of the vertices
-        // for the facets, which may have turned.
+        // The two largest squared displacements: of the positions (each member its run of
+        // chunks; the two largest of a set do not depend on how it is split), and of the
+        // vertices for the facets, which may have turned.
         let n = p.len();
         let facets = &self.facet_ids.0;
-        let [d1, d2] = p.pos[..n]
-            .par_chunks(STALE_CHUNK)
-            .zip(self.anchor.par_chunks(STALE_CHUNK))
-            .enumerate()
-            .with_min_len(crate::parallel::run_len(n.div_ceil(STALE_CHUNK)))
-            .map(|(k, (pos, anchor))| {
-                let first = (k * STALE_CHUNK) as u32;
+        let chunks = n.div_ceil(STALE_CHUNK);
+        let tops = std::sync::Mutex::new([0.0; 2]);
+        team.run(|t| {
+            let mut best = [0.0; 2];
+            for k in team.range(chunks, t) {
+                let r = k * STALE_CHUNK..((k + 1) * STALE_CHUNK).min(n);
+                let first = r.start as u32;
                 let start = facets.partition_point(|&f| f < first);
                 let mut facets = facets[start..].iter().peekable();
-                let mut best = [0.0; 2];
-                for (i, (x, x0)) in pos.iter().zip(anchor).enumerate() {
+                for (i, (x, x0)) in p.pos[r.clone()].iter().zip(&self.anchor[r]).enumerate() {
                     if facets.next_if_eq(&&(first + i as u32)).is_none() {
                         top(&mut best, (x - x0).norm_squared());
                     }
                 }
-                best
-            })
-            .reduce(
-                || [0.0; 2],
-                |mut a, b| {
-                    top(&mut a, b[0]);
-                    top(&mut a, b[1]);
-                    a
-                },
-            );
+            }
+            let mut all = tops.lock().expect("stale tops");
+            top(&mut all, best[0]);
+            top(&mut all, best[1]);
+        });
+        let [d1, d2] = tops.into_inner().expect("stale tops");
         let mut best = [d1, d2];
         for &f in facets {
             let f = f as usize;

@@ -19,6 +19,7 @@
 use crate::energy::Ledger;
 use crate::particles::{Dofs, Particles};
 use crate::rotation;
+use crate::team::{Parts, Team};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use rayon::prelude::*;
 
@@ -112,43 +113,56 @@ impl Integrator {
     /// miss), for the caller to look for the particle.
     #[must_use]
     pub fn step(&self, p: &mut Particles, ledger: &mut Ledger) -> bool {
+        self.step_in(p, ledger, &Team::default())
+    }
+
+    /// [`Integrator::step`] with the chunks shared among the members of `team`.
+    #[must_use]
+    pub fn step_in(&self, p: &mut Particles, ledger: &mut Ledger, team: &Team) -> bool {
         let n = p.len();
-        let (mass, inertia, force, torque, blocked) = (
-            &p.mass[..n],
-            &p.inertia[..n],
-            &p.force[..n],
-            &p.torque[..n],
-            &p.blocked[..n],
-        );
+        let chunks = n.div_ceil(CHUNK);
         // The per-chunk sums go into a buffer that the calling thread keeps, so that a step
         // allocates nothing.
         thread_local! {
             static SUMS: std::cell::RefCell<Vec<Energies>> = const { std::cell::RefCell::new(Vec::new()) };
         }
         let mut sums = SUMS.take();
-        p.pos[..n]
-            .par_chunks_mut(CHUNK)
-            .zip(p.vel[..n].par_chunks_mut(CHUNK))
-            .zip(p.ori[..n].par_chunks_mut(CHUNK))
-            .zip(p.angvel[..n].par_chunks_mut(CHUNK))
-            .with_min_len(crate::parallel::run_len(n.div_ceil(CHUNK)))
-            .enumerate()
-            .map(|(k, (((pos, vel), ori), angvel))| {
-                let r = k * CHUNK..(k * CHUNK + pos.len());
-                let c = Chunk {
-                    pos,
-                    vel,
-                    ori,
-                    angvel,
-                    mass: &mass[r.clone()],
-                    inertia: &inertia[r.clone()],
-                    force: &force[r.clone()],
-                    torque: &torque[r.clone()],
-                    blocked: &blocked[r],
-                };
-                self.advance(c)
-            })
-            .collect_into_vec(&mut sums);
+        sums.clear();
+        sums.resize_with(chunks, Energies::default);
+        {
+            let (pos, vel) = (Parts::new(&mut p.pos[..n]), Parts::new(&mut p.vel[..n]));
+            let (ori, angvel) = (Parts::new(&mut p.ori[..n]), Parts::new(&mut p.angvel[..n]));
+            let energies = Parts::new(&mut sums);
+            let (mass, inertia, force, torque, blocked) = (
+                &p.mass[..n],
+                &p.inertia[..n],
+                &p.force[..n],
+                &p.torque[..n],
+                &p.blocked[..n],
+            );
+            team.run(|t| {
+                let mine = team.range(chunks, t);
+                // SAFETY: the members' chunk runs are disjoint, and so are their particles.
+                let out = unsafe { energies.take(mine.clone()) };
+                for (k, e) in mine.zip(out) {
+                    let r = k * CHUNK..(k * CHUNK + CHUNK).min(n);
+                    let c = unsafe {
+                        Chunk {
+                            pos: pos.take(r.clone()),
+                            vel: vel.take(r.clone()),
+                            ori: ori.take(r.clone()),
+                            angvel: angvel.take(r.clone()),
+                            mass: &mass[r.clone()],
+                            inertia: &inertia[r.clone()],
+                            force: &force[r.clone()],
+                            torque: &torque[r.clone()],
+                            blocked: &blocked[r],
+                        }
+                    };
+                    *e = self.advance(c);
+                }
+            });
+        }
         let mut e = Energies::default();
         for x in &sums {
             e.probe += x.probe;

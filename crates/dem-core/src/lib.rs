@@ -30,6 +30,7 @@ pub mod rotation;
 pub mod scene;
 pub mod simulation;
 pub mod sparsify;
+pub mod team;
 pub mod timing;
 pub mod vtk;
 pub(crate) mod workers;

@@ -16,13 +16,17 @@ use crate::particles::Particles;
 use crate::plugins::PluginSet;
 use crate::reorder::{free_runs, ParticleOrder};
 use crate::scene::{expand_bodies, Duration, L6Options, Scene, TimeStep};
+use crate::team::{Parts, Team};
 use crate::timing::{lap, PhaseTimes};
 use crate::workers::recycle;
-use dem_api::{LawPair, Material, ShapeView};
+use dem_api::{LawPair, Material, ShapeView, SphereShape};
 use nalgebra::Vector3;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::time::Instant;
+
+/// What a shape view is filled with before it is made (never read).
+static NO_SHAPE: SphereShape = SphereShape { radius: 0.0 };
 
 /// A running simulation.
 pub struct Simulation {
@@ -77,6 +81,8 @@ pub struct Simulation {
     /// The particles' shape views, made anew each step into this buffer (empty between
     /// steps).
     views: Vec<ShapeView<'static>>,
+    /// The threads of the parallel phases, as many as the rayon pool the run is in.
+    team: Team,
 }
 
 impl Simulation {
@@ -249,6 +255,7 @@ impl Simulation {
             free,
             reorder_cell: 2.0 * rmax,
             views: Vec::new(),
+            team: Team::default(),
         })
     }
 
@@ -261,7 +268,11 @@ impl Simulation {
     pub fn step(&mut self) -> Result<(), DemError> {
         let mut clock = Instant::now();
         let p = &mut self.particles;
-        if self.verlet.stale(p) {
+        let threads = rayon::current_num_threads();
+        if self.team.size() != threads {
+            self.team = Team::new(threads);
+        }
+        if self.verlet.stale_in(p, &self.team) {
             if self.order.due(self.step, self.scene.contacts.reorder) {
                 let cell = self.reorder_cell;
                 if let Some(old_to_new) = self.order.reorder(p, &self.free, cell, self.step) {
@@ -274,10 +285,25 @@ impl Simulation {
         }
         self.timing.broad_phase += lap(&mut clock);
         let mut views: Vec<ShapeView<'_>> = recycle(std::mem::take(&mut self.views));
-        views.extend(p.shape.iter().map(|s| s.view()));
+        // Each member makes the views of its own run of particles.
+        let n = p.shape.len();
+        views.resize(n, ShapeView::of_sphere(&NO_SHAPE));
+        {
+            let parts = Parts::new(&mut views);
+            let team = &self.team;
+            team.run(|t| {
+                let mine = team.range(n, t);
+                // SAFETY: the members' ranges are disjoint.
+                let out = unsafe { parts.take(mine.clone()) };
+                for (v, s) in out.iter_mut().zip(&p.shape[mine]) {
+                    *v = s.view();
+                }
+            });
+        }
         let cx = StepContext {
             particles: p,
             bodies: p.columns(&views),
+            team: &self.team,
             materials: &self.materials,
             dispatch: &self.dispatch,
             dt: self.integrator.dt,
@@ -301,7 +327,9 @@ impl Simulation {
         self.timing.law += law;
         lap(&mut clock);
         // Forces start from the weights there.
-        let totals = self.contacts.gather(p, &self.integrator.gravity);
+        let totals = self
+            .contacts
+            .gather(p, &self.integrator.gravity, &self.team);
         self.timing.gather += lap(&mut clock);
         self.contact_steps += totals.active as u64;
         self.live_contacts = totals.active;
@@ -312,7 +340,7 @@ impl Simulation {
         for g in &self.motions {
             g.set_velocities(p, self.time, dt);
         }
-        if !self.integrator.step(p, &mut self.ledger) {
+        if !self.integrator.step_in(p, &mut self.ledger, &self.team) {
             self.check_finite()?;
         }
         self.step += 1;

@@ -1,5 +1,6 @@
-//! Buffers that each worker thread keeps from step to step, so that a step's parallel
-//! loops allocate nothing once the run is under way.
+//! Buffers that each worker thread (a member of the step's [`crate::team::Team`], or a
+//! rayon worker) keeps from step to step, so that a step's parallel phases allocate
+//! nothing once the run is under way.
 //!
 //! Rayon's `*_init` adaptors make new buffers for every piece of work they split off,
 //! every step. Large ones (a chunk's plugin inputs are tens of kilobytes) were freed at
@@ -40,7 +41,8 @@ impl<T: Default> PerWorker<T> {
     /// buffers are in use (which a loop that stays on its pool never sees), gets new ones:
     /// the result never depends on which buffers `f` gets.
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
-        let cell = rayon::current_thread_index().and_then(|i| self.cells.get(i));
+        let index = crate::team::member().or_else(rayon::current_thread_index);
+        let cell = index.and_then(|i| self.cells.get(i));
         match cell.map(Mutex::try_lock) {
             Some(Ok(mut cell)) => f(&mut cell),
             _ => f(&mut T::default()),

@@ -5,9 +5,9 @@
 use super::{Slot, StepContext, CHUNK, NONE};
 use crate::error::DemError;
 use crate::particles::Particles;
+use crate::team::{FirstError, Parts};
 use crate::workers::{room, PerWorker};
 use dem_api::RawGeom;
-use rayon::prelude::*;
 use std::ops::Range;
 
 /// False only when the bounding volumes of the slot's particles are farther apart than
@@ -64,17 +64,25 @@ pub(super) fn detect(
     if found.len() < chunks.len() {
         found.resize_with(chunks.len(), Vec::new);
     }
-    chunks
-        .par_iter()
-        .zip(found[..chunks.len()].par_iter_mut())
-        .with_min_len(crate::parallel::run_len(chunks.len()))
-        .try_for_each(|(r, out)| {
+    let outs = Parts::new(&mut found[..chunks.len()]);
+    let first = FirstError::new();
+    cx.team.run(|t| {
+        let mine = cx.team.range(chunks.len(), t);
+        // SAFETY: the members' chunk runs are disjoint.
+        for (k, out) in mine.clone().zip(unsafe { outs.take(mine) }) {
             out.clear();
-            kept.with(|scratch| {
+            let r = chunks[k].clone();
+            let found = kept.with(|scratch| {
                 scratch.room();
                 detect_chunk(cx, &slots[r.clone()], r.start, scratch, out)
-            })
-        })?;
+            });
+            if let Err(e) = found {
+                first.keep(k, e);
+                return;
+            }
+        }
+    });
+    first.into_result()?;
     for out in &found[..chunks.len()] {
         fresh.extend_from_slice(out);
     }

@@ -45,10 +45,10 @@ use crate::error::DemError;
 use crate::l6geom::{BodyKin, L6State};
 use crate::particles::Particles;
 use crate::scene::L6Options;
+use crate::team::{Parts, Team};
 use blocks::{Blocks, HotBlocks};
 use dem_api::{LawOutput, Material, Onset, RawGeom};
 use nalgebra::Vector3;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -153,6 +153,8 @@ pub struct StepContext<'a> {
     /// The same particles as the columns a geometry functor reads (see
     /// [`Particles::columns`]).
     pub bodies: dem_api::BodyColumns<'a>,
+    /// The threads of the parallel phases.
+    pub team: &'a Team,
     /// Materials by index.
     pub materials: &'a [Material],
     /// Dispatch tables and functor instances.
@@ -614,38 +616,36 @@ impl Contacts {
     /// the contact forces, and returns the step's totals (summed per chunk in the law
     /// pass, then here in chunk order).
     ///
-    /// The particles are cut into one range per thread; each range's worker scans the
+    /// The particles are cut into one range per member of `team`; each member scans the
     /// compact list of the contacts' bodies for its own particles, so that every
-    /// particle's sum runs in contact order whatever the number of threads.
-    pub fn gather(&self, p: &mut Particles, gravity: &Vector3<f64>) -> ContactTotals {
+    /// particle's sum runs in contact order whatever the number of members.
+    pub fn gather(&self, p: &mut Particles, gravity: &Vector3<f64>, team: &Team) -> ContactTotals {
         let n = p.len();
-        let size = n.div_ceil(rayon::current_num_threads()).max(1);
         let (mass, list, bodies) = (&p.mass[..n], &self.list, &self.gather.bodies);
-        p.force[..n]
-            .par_chunks_mut(size)
-            .zip(p.torque[..n].par_chunks_mut(size))
-            .enumerate()
-            .for_each(|(k, (force, torque))| {
-                let lo = (k * size) as u32;
-                crate::integrator::weigh(
-                    gravity,
-                    &mass[lo as usize..][..force.len()],
-                    force,
-                    torque,
-                );
-                for (c, &[b1, b2]) in list.iter().zip(bodies) {
-                    // Ids below `lo` (and `NONE`) wrap to values past the range.
-                    let (i1, i2) = (b1.wrapping_sub(lo) as usize, b2.wrapping_sub(lo) as usize);
-                    if i2 < force.len() {
-                        force[i2] += c.force;
-                        torque[i2] += c.torque[1];
-                    }
-                    if i1 < force.len() {
-                        force[i1] -= c.force;
-                        torque[i1] += c.torque[0];
-                    }
+        let (forces, torques) = (
+            Parts::new(&mut p.force[..n]),
+            Parts::new(&mut p.torque[..n]),
+        );
+        team.run(|t| {
+            let mine = team.range(n, t);
+            let lo = mine.start as u32;
+            // SAFETY: the members' particle ranges are disjoint.
+            let (force, torque) =
+                unsafe { (forces.take(mine.clone()), torques.take(mine.clone())) };
+            crate::integrator::weigh(gravity, &mass[mine], force, torque);
+            for (c, &[b1, b2]) in list.iter().zip(bodies) {
+                // Ids below `lo` (and `NONE`) wrap to values past the range.
+                let (i1, i2) = (b1.wrapping_sub(lo) as usize, b2.wrapping_sub(lo) as usize);
+                if i2 < force.len() {
+                    force[i2] += c.force;
+                    torque[i2] += c.torque[1];
                 }
-            });
+                if i1 < force.len() {
+                    force[i1] -= c.force;
+                    torque[i1] += c.torque[0];
+                }
+            }
+        });
         let mut t = ContactTotals::default();
         for x in &self.gather.totals {
             t.active += x.active;

@@ -10,12 +10,11 @@ use super::{Contact, ContactTotals, Gather, StepContext, CHUNK, NONE};
 use crate::dispatch::{GeomEntry, LawEntry};
 use crate::error::DemError;
 use crate::l6geom::update::update_block;
-use crate::parallel::run_len;
+use crate::team::{FirstError, Parts};
 use crate::workers::{recycle, room, PerWorker};
 use abi_stable::std_types::RResult;
 use dem_api::{GeomBatch, LawOutput, RawGeom};
 use nalgebra::Vector3;
-use rayon::prelude::*;
 
 fn call_error(
     cx: &StepContext<'_>,
@@ -199,12 +198,21 @@ pub(super) fn geometry(
 ) -> Result<(), DemError> {
     buffers.workers.prepare();
     let buffers = &*buffers;
-    list.par_chunks(CHUNK)
-        .zip(raw.par_chunks_mut(CHUNK))
-        .with_min_len(run_len(list.len().div_ceil(CHUNK)))
-        .try_for_each(|(chunk, raw)| {
-            buffers.with(|scratch| geometry_chunk(cx, chunk, raw, scratch))
-        })
+    let chunks = list.len().div_ceil(CHUNK);
+    let raws = Parts::new(raw);
+    let first = FirstError::new();
+    cx.team.run(|t| {
+        for k in cx.team.range(chunks, t) {
+            let r = k * CHUNK..((k + 1) * CHUNK).min(list.len());
+            // SAFETY: the members' chunks are disjoint.
+            let raw = unsafe { raws.take(r.clone()) };
+            if let Err(e) = buffers.with(|scratch| geometry_chunk(cx, &list[r], raw, scratch)) {
+                first.keep(k, e);
+                return;
+            }
+        }
+    });
+    first.into_result()
 }
 
 fn geometry_chunk(
@@ -309,12 +317,22 @@ pub(super) fn law<'a>(
     );
     debug_assert_eq!(work.len(), chunk_count, "a block per chunk of contacts");
     let kept = &*buffers;
-    let result = work
-        .par_iter_mut()
-        .with_min_len(run_len(chunk_count))
-        .try_for_each(|w| kept.with(|scratch| law_work(cx, w, &geometry, fresh, scratch)));
+    let first = FirstError::new();
+    {
+        let works = Parts::new(&mut work);
+        cx.team.run(|t| {
+            let mine = cx.team.range(chunk_count, t);
+            // SAFETY: the members' chunk runs are disjoint.
+            for (k, w) in mine.clone().zip(unsafe { works.take(mine) }) {
+                if let Err(e) = kept.with(|scratch| law_work(cx, w, &geometry, fresh, scratch)) {
+                    first.keep(k, e);
+                    return;
+                }
+            }
+        });
+    }
     buffers.work = recycle(work);
-    result
+    first.into_result()
 }
 
 /// The law pass on one chunk (see [`law`]).
