@@ -33,7 +33,7 @@ fn build_against(name: &str, alter: impl Fn(&Path)) -> PathBuf {
             "[package]\nname = \"dem-api\"\nversion = \"{version}\"\nedition = \"2021\"\n\n[dependencies]\n\
              abi_stable = \"0.11.3\"\nnalgebra = {{ version = \"0.35\", features = [\"bytemuck\"] }}\n\
              bytemuck = {{ version = \"1\", features = [\"derive\"] }}\nserde = {{ version = \"1\", features = [\"derive\"] }}\n\
-             ron = \"0.12\"\ntracing = \"0.1\"\ndem-convex = {{ path = {:?} }}\n",
+             ron = \"0.12\"\ntracing = \"0.1\"\nmultiversion = \"0.9.2\"\ndem-convex = {{ path = {:?} }}\n",
             convex.display().to_string()
         )
     };

@@ -358,37 +358,37 @@ impl LawBatch<'_> {
 #[derive(Clone, Copy, Debug)]
 pub struct LawView<'a> {
     /// Number of contacts.
-    len: usize,
+    pub(crate) len: usize,
     /// Time step, s.
-    dt: f64,
+    pub(crate) dt: f64,
     /// Rows of the frame, each as three columns `[x, y, z]` (see [`L6Columns::frame`]).
-    frame: [[&'a [f64]; 3]; 3],
+    pub(crate) frame: [[&'a [f64]; 3]; 3],
     /// Contact point, m.
-    point: [&'a [f64]; 3],
+    pub(crate) point: [&'a [f64]; 3],
     /// `u`, m.
-    u: [&'a [f64]; 3],
+    pub(crate) u: [&'a [f64]; 3],
     /// `phi`, rad.
-    phi: [&'a [f64]; 3],
+    pub(crate) phi: [&'a [f64]; 3],
     /// `u_dot`, m/s.
-    u_dot: [&'a [f64]; 3],
+    pub(crate) u_dot: [&'a [f64]; 3],
     /// `phi_dot`, rad/s.
-    phi_dot: [&'a [f64]; 3],
+    pub(crate) phi_dot: [&'a [f64]; 3],
     /// Branch lengths, m.
-    lens: [&'a [f64]; 2],
+    pub(crate) lens: [&'a [f64]; 2],
     /// Area, m^2.
-    area: &'a [f64],
+    pub(crate) area: &'a [f64],
     /// Masses of body 1 and body 2, kg.
-    mass: [&'a [f64]; 2],
+    pub(crate) mass: [&'a [f64]; 2],
     /// Material indices of body 1 and body 2.
-    material: [&'a [u32]; 2],
+    pub(crate) material: [&'a [u32]; 2],
     /// The materials.
-    materials: &'a [Material],
+    pub(crate) materials: &'a [Material],
     /// Onset time, s.
-    onset_time: &'a [f64],
+    pub(crate) onset_time: &'a [f64],
     /// Onset normal velocity, m/s.
-    onset_normal_velocity: &'a [f64],
+    pub(crate) onset_normal_velocity: &'a [f64],
     /// Flags ([`FLAG_NEW`], [`FLAG_LAST`]).
-    flags: &'a [u8],
+    pub(crate) flags: &'a [u8],
 }
 
 fn cut<T>(s: RSlice<'_, T>, n: usize) -> &[T] {

@@ -11,6 +11,7 @@
 //!   with the sign conventions every plugin follows;
 //! - [`law`]: law input and output records (per contact, as the SDK hands them over);
 //! - [`batch`]: the column batches a batched call reads and writes;
+//! - [`lane`]: the number types code written once for one and for four contacts uses;
 //! - [`functor`]: the batched ABI traits; [`root`]: the root module; [`log`]: log bridge;
 //! - [`sdk`]: what a plugin author uses: per-contact traits and [`export_plugin!`];
 //! - [`c_abi`]: the function table of plugins written in C or C++.
@@ -26,6 +27,7 @@ pub mod c_abi;
 pub mod facet;
 pub mod functor;
 pub mod geom;
+pub mod lane;
 pub mod law;
 pub mod log;
 pub mod math;

@@ -23,12 +23,13 @@
 //! The critical time step uses `S_n` at the overlap `stiffness_overlap R*` (default 1 %
 //! of `R*`): for faster impacts choose a fixed time step.
 
+use dem_api::lane::Lane;
 use dem_api::sdk::parts::{
     damping_ratio, effective_inertia, effective_shear, pair_friction, params, viscous_coefficient,
     Dashpot, Hertz, NormalForce, Resistance, SpringSlider,
 };
-use dem_api::sdk::{Law, Param};
-use dem_api::{LawInput, LawOutput, LawPair, Vec3};
+use dem_api::sdk::{LaneInput, LaneLaw, LaneOutput, Law, Param};
+use dem_api::{LawInput, LawOutput, LawPair};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of the Hertz-Mindlin law.
@@ -173,36 +174,44 @@ impl Law for HertzMindlin {
     }
 
     fn law(&self, input: &LawInput, c: &Constants, state: &mut [f64]) -> LawOutput {
-        let g = &input.geom;
-        let dt = input.dt;
-        let last = input.is_last != 0;
+        dem_api::sdk::one_lane(self, input, c, state)
+    }
+}
+
+/// The step, written once for one contact (`V = f64`) and for four at a time.
+impl LaneLaw for HertzMindlin {
+    fn law_lanes<V: Lane>(&self, g: &LaneInput<V>, c: &[V], state: &mut [V]) -> LaneOutput<V> {
+        let c = Constants::<V>::from_slots(c);
+        let zero = V::splat(0.0);
+        let dt = g.dt;
+        let last = g.last;
         // Overlap; on the last call the force is gone and only the final interval is booked.
-        let delta = if last { 0.0 } else { (-g.u.x).max(0.0) };
+        let delta = V::select(last, zero, (-g.u[0]).max(zero));
         let hertz = Hertz { kh: c.kh };
         let f_el = hertz.force(delta);
         let s_n = hertz.stiffness(delta);
-        let f_visc = -c.cd * s_n.sqrt() * g.u_dot.x;
+        let f_visc = -c.cd * s_n.sqrt() * g.u_dot[0];
         let (f_n, damping) = NormalForce::step(
             f_el,
             f_visc,
             self.p.attraction,
             last,
-            g.u_dot.x,
+            g.u_dot[0],
             dt,
             &mut state[N0..T0],
         );
         let s_t = c.st * delta.sqrt();
-        let rate_t = [g.u_dot.y, g.u_dot.z];
-        let limit = c.mu * f_n.max(0.0);
+        let rate_t = [g.u_dot[1], g.u_dot[2]];
+        let limit = c.mu * f_n.max(zero);
         let t = SpringSlider::<2>::step(s_t, rate_t, dt, limit, &mut state[T0..D0]);
         let c_t = if self.p.tangential_damping {
             c.cd * s_t.sqrt()
         } else {
-            0.0
+            zero
         };
         let (f_t, t_damping) = Dashpot::<2>::step(&t, c_t, rate_t, dt, limit, &mut state[D0..R0]);
         let roll = self.p.rolling.step(
-            [g.phi_dot.y, g.phi_dot.z],
+            [g.phi_dot[1], g.phi_dot[2]],
             f_n,
             s_n,
             c.r,
@@ -213,10 +222,10 @@ impl Law for HertzMindlin {
         let twist =
             self.p
                 .twisting
-                .step([g.phi_dot.x], f_n, s_n, c.r, c.i, dt, &mut state[W0..END]);
-        LawOutput {
-            force: Vec3::new(f_n, f_t[0], f_t[1]),
-            torque: Vec3::new(twist.force[0], roll.force[0], roll.force[1]),
+                .step([g.phi_dot[0]], f_n, s_n, c.r, c.i, dt, &mut state[W0..END]);
+        LaneOutput {
+            force: [f_n, f_t[0], f_t[1]],
+            torque: [twist.force[0], roll.force[0], roll.force[1]],
             elastic: hertz.energy(delta) + t.elastic + roll.elastic + twist.elastic,
             friction: t.dissipated + roll.dissipated + twist.dissipated,
             damping: damping + t_damping,
@@ -224,12 +233,52 @@ impl Law for HertzMindlin {
     }
 }
 
-dem_api::export_plugin! { geometry: [], laws: [HertzMindlin] }
+dem_api::export_plugin! { geometry: [], laws: [], lane_laws: [HertzMindlin] }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dem_api::{L6Geom, Material};
+    use dem_api::{L6Geom, Material, Vec3};
+
+    /// Four contacts in one lane give bitwise what each gives alone (the SDK runs batches
+    /// four at a time, `law` one contact at a time), with and without tangential damping
+    /// and with rolling and twisting resistance.
+    #[test]
+    fn four_lanes_give_bitwise_what_each_contact_gives_alone() {
+        let mut seed = 3u64;
+        let mut rand = move |lo: f64, hi: f64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            lo + (hi - lo) * ((seed >> 11) as f64 / (1u64 << 53) as f64)
+        };
+        for p in [
+            Params::default(),
+            Params {
+                tangential_damping: false,
+                rolling: Resistance::Cdt { mu: 0.1 },
+                twisting: Resistance::Epsd { mu: 0.05 },
+                ..Params::default()
+            },
+        ] {
+            let law = HertzMindlin::new(p).unwrap();
+            let steps: Vec<[LawInput; 4]> = (0..300)
+                .map(|step| {
+                    std::array::from_fn(|_| {
+                        let mut inp = input(
+                            Vec3::new(rand(-1e-5, 1e-6), rand(-1e-6, 1e-6), rand(-1e-6, 1e-6)),
+                            Vec3::new(rand(-1.0, 1.0), rand(-1.0, 1.0), rand(-1.0, 1.0)),
+                        );
+                        inp.geom.phi_dot = Vec3::new(rand(-50.0, 50.0), rand(-50.0, 50.0), 1.0);
+                        inp.is_new = u32::from(step == 0);
+                        inp.is_last = u32::from(rand(0.0, 1.0) < 0.05);
+                        inp
+                    })
+                })
+                .collect();
+            dem_api::sdk::lanes_agree(&law, &steps).unwrap();
+        }
+    }
 
     fn input(u: Vec3, u_dot: Vec3) -> LawInput {
         let glass = Material {

@@ -36,12 +36,13 @@
 //! leap-frog integrator does with these forces, so the ledger closes to round-off apart
 //! from the instants of contact onset.
 
+use dem_api::lane::Lane;
 use dem_api::sdk::parts::{
     damping_ratio, effective_inertia, pair_friction, params, viscous_coefficient, Dashpot,
     NormalForce, Resistance, SpringSlider,
 };
-use dem_api::sdk::{Law, Param};
-use dem_api::{LawInput, LawOutput, LawPair, Vec3};
+use dem_api::sdk::{LaneInput, LaneLaw, LaneOutput, Law, Param};
+use dem_api::{LawInput, LawOutput, LawPair};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of the linear law.
@@ -286,27 +287,36 @@ impl Law for LinearElPl {
     }
 
     fn law(&self, input: &LawInput, c: &Constants, state: &mut [f64]) -> LawOutput {
-        let g = &input.geom;
-        let dt = input.dt;
+        dem_api::sdk::one_lane(self, input, c, state)
+    }
+}
+
+/// The step, written once for one contact (`V = f64`) and for four at a time.
+impl LaneLaw for LinearElPl {
+    fn law_lanes<V: Lane>(&self, g: &LaneInput<V>, c: &[V], state: &mut [V]) -> LaneOutput<V> {
+        let c = Constants::<V>::from_slots(c);
+        let (zero, one) = (V::splat(0.0), V::splat(1.0));
+        let dt = g.dt;
         // On the last call of a contact its force is gone; what remains to book is the
         // dissipation of the final interval.
-        let last = input.is_last != 0;
+        let last = g.last;
+        let gap = g.u[0];
         // LAMMPS' Hertzian variant scales every coefficient by sqrt(overlap R*).
         let scale = if self.p.hertz_factor {
-            ((-g.u.x).max(0.0) * c.r).sqrt()
+            ((-gap).max(zero) * c.r).sqrt()
         } else {
-            1.0
+            one
         };
         // With `kn_per_area` the constants are per unit area: stiffnesses scale with the
         // contact area, the restitution's viscous coefficient with its square root.
         let (area_k, area_eta) = match self.p.kn_per_area {
-            None => (1.0, 1.0),
+            None => (one, one),
             Some(_) => {
-                let a = g.area.max(0.0);
+                let a = g.area.max(zero);
                 (
                     a,
                     if self.p.gamma_n.is_some() {
-                        1.0
+                        one
                     } else {
                         a.sqrt()
                     },
@@ -319,40 +329,39 @@ impl Law for LinearElPl {
             c.eta * scale * area_eta,
             c.eta_t * scale,
         );
-        let f_el = if g.u.x < 0.0 && !last {
-            -kn * g.u.x
-        } else {
-            0.0
-        };
+        let pressed = V::and(gap.lt(zero), V::not(last));
+        let f_el = V::select(pressed, -kn * gap, zero);
         // Stored energy: k delta^2 / 2, or with the Hertz factor 2/5 k sqrt(R*) delta^(5/2);
         // none without force (also a zero-area contact with `kn_per_area`).
         let stored = if self.p.hertz_factor {
-            0.4 * f_el * (-g.u.x).max(0.0)
-        } else if f_el != 0.0 {
-            f_el * f_el / (2.0 * kn)
+            V::splat(0.4) * f_el * (-gap).max(zero)
         } else {
-            0.0
+            V::select(f_el.ne(zero), f_el * f_el / (V::splat(2.0) * kn), zero)
         };
         let (f_n, damping) = NormalForce::step(
             f_el,
-            -eta * g.u_dot.x,
+            -eta * g.u_dot[0],
             self.p.attraction,
             last,
-            g.u_dot.x,
+            g.u_dot[0],
             dt,
             &mut state[N0..T0],
         );
-        let rate_t = [g.u_dot.y, g.u_dot.z];
-        let limit = c.mu * f_n.max(0.0);
+        let rate_t = [g.u_dot[1], g.u_dot[2]];
+        let limit = c.mu * f_n.max(zero);
         let t = SpringSlider::<2>::step(kt, rate_t, dt, limit, &mut state[T0..D0]);
-        let (f_t, t_damping) = if eta_t > 0.0 {
-            Dashpot::<2>::step(&t, eta_t, rate_t, dt, limit, &mut state[D0..R0])
-        } else {
-            (t.force, 0.0)
-        };
+        // The tangential dashpot of the contacts with one; the others keep its slots.
+        let damped = eta_t.gt(zero);
+        let kept = [state[D0], state[D0 + 1]];
+        let (f_d, d_damping) = Dashpot::<2>::step(&t, eta_t, rate_t, dt, limit, &mut state[D0..R0]);
+        for (s, k) in state[D0..R0].iter_mut().zip(kept) {
+            *s = V::select(damped, *s, k);
+        }
+        let f_t = [0, 1].map(|i| V::select(damped, f_d[i], t.force[i]));
+        let t_damping = V::select(damped, d_damping, zero);
         let k_rot = c.kn * area_k;
         let roll = self.p.rolling.step(
-            [g.phi_dot.y, g.phi_dot.z],
+            [g.phi_dot[1], g.phi_dot[2]],
             f_n,
             k_rot,
             c.r,
@@ -360,13 +369,18 @@ impl Law for LinearElPl {
             dt,
             &mut state[R0..W0],
         );
-        let twist =
-            self.p
-                .twisting
-                .step([g.phi_dot.x], f_n, k_rot, c.r, c.i, dt, &mut state[W0..END]);
-        LawOutput {
-            force: Vec3::new(f_n, f_t[0], f_t[1]),
-            torque: Vec3::new(twist.force[0], roll.force[0], roll.force[1]),
+        let twist = self.p.twisting.step(
+            [g.phi_dot[0]],
+            f_n,
+            k_rot,
+            c.r,
+            c.i,
+            dt,
+            &mut state[W0..END],
+        );
+        LaneOutput {
+            force: [f_n, f_t[0], f_t[1]],
+            torque: [twist.force[0], roll.force[0], roll.force[1]],
             elastic: stored + t.elastic + roll.elastic + twist.elastic,
             friction: t.dissipated + roll.dissipated + twist.dissipated,
             damping: damping + t_damping,
@@ -374,12 +388,73 @@ impl Law for LinearElPl {
     }
 }
 
-dem_api::export_plugin! { geometry: [], laws: [LinearElPl] }
+dem_api::export_plugin! { geometry: [], laws: [], lane_laws: [LinearElPl] }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dem_api::{L6Geom, Material};
+    use dem_api::{L6Geom, Material, Vec3};
+
+    /// Four contacts in one lane give bitwise what each gives alone, over random steps with
+    /// every option (the SDK runs batches four at a time, `law` one contact at a time).
+    #[test]
+    fn four_lanes_give_bitwise_what_each_contact_gives_alone() {
+        let laws = [
+            Params {
+                kn: Some(1e3),
+                gamma_n: Some(1e4),
+                gamma_t: Some(5e3),
+                friction: Some(0.5),
+                attraction: true,
+                ..Default::default()
+            },
+            Params {
+                restitution: Some(0.5),
+                rolling: Resistance::Cdt { mu: 0.1 },
+                twisting: Resistance::Epsd { mu: 0.05 },
+                ..Default::default()
+            },
+            Params {
+                kn: Some(5e7),
+                hertz_factor: true,
+                gamma_t: Some(0.0),
+                rolling: Resistance::Epsd { mu: 0.2 },
+                ..Default::default()
+            },
+            Params {
+                kn_per_area: Some(1e8),
+                restitution: Some(0.3),
+                twisting: Resistance::Cdt { mu: 0.1 },
+                ..Default::default()
+            },
+        ];
+        let mut seed = 7u64;
+        let mut rand = move |lo: f64, hi: f64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            lo + (hi - lo) * ((seed >> 11) as f64 / (1u64 << 53) as f64)
+        };
+        for p in laws {
+            let law = LinearElPl::new(p).unwrap();
+            let steps: Vec<[LawInput; 4]> = (0..400)
+                .map(|step| {
+                    std::array::from_fn(|_| {
+                        let mut inp = input(
+                            Vec3::new(rand(-1e-4, 2e-5), rand(-1e-5, 1e-5), rand(-1e-5, 1e-5)),
+                            Vec3::new(rand(-1.0, 1.0), rand(-1.0, 1.0), rand(-1.0, 1.0)),
+                        );
+                        inp.geom.phi_dot = Vec3::new(rand(-50.0, 50.0), rand(-50.0, 50.0), 0.0);
+                        inp.geom.area = rand(0.0, 1e-6);
+                        inp.is_new = u32::from(step == 0);
+                        inp.is_last = u32::from(rand(0.0, 1.0) < 0.05);
+                        inp
+                    })
+                })
+                .collect();
+            dem_api::sdk::lanes_agree(&law, &steps).unwrap();
+        }
+    }
 
     fn run(law: &LinearElPl, inp: &LawInput, s: &mut [f64; END]) -> LawOutput {
         let c = law.constants(inp);

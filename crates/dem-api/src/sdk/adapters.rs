@@ -1,7 +1,8 @@
 //! Adapters from the per-contact SDK traits to the batched ABI traits, with panic capture.
 
+use super::lanes::{run_lanes, MAX_SLOTS};
 use super::params::{default_text, parse_params};
-use super::{Geometry, Law, Param, Slots};
+use super::{Geometry, LaneLaw, Law, Param, Slots};
 use crate::batch::{GeomBatch, LawBatch, LawOutColumns, StateColumns, FLAG_NEW};
 use crate::functor::{
     CallError, Cg2Box, Cg2Functor, Cg2Functor_TO, ContactLaw, ContactLaw_TO, LawBox,
@@ -16,6 +17,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 struct GeometryAdapter<G>(G);
 struct LawAdapter<L>(L);
+/// A [`LaneLaw`]: the batch runs four contacts at a time.
+struct LaneAdapter<L>(LawAdapter<L>);
 
 /// Runs `body` with panics turned into a [`CallError`] naming the item being processed.
 fn guarded(body: impl FnOnce(&Cell<usize>)) -> RResult<(), CallError> {
@@ -196,6 +199,56 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
     }
 }
 
+impl<L: LaneLaw> ContactLaw for LaneAdapter<L> {
+    fn state_len(&self) -> u32 {
+        self.0.state_len()
+    }
+
+    fn interaction_distance(&self) -> f64 {
+        self.0.interaction_distance()
+    }
+
+    fn stiffness(&self, pair: &LawPair) -> f64 {
+        self.0.stiffness(pair)
+    }
+
+    fn law_batch(
+        &self,
+        batch: &LawBatch<'_>,
+        mut state: StateColumns<'_>,
+        mut out: LawOutColumns<'_>,
+    ) -> RResult<(), CallError> {
+        let k = L::Constants::LEN;
+        let n = k + L::STATE_LEN;
+        if n > MAX_SLOTS {
+            return self.0.law_batch(batch, state, out);
+        }
+        let len = batch.len();
+        let view = match batch.view() {
+            Some(v) if out.has_len(len) && state.fits(len, n) => v,
+            _ => return RErr(malformed("contact columns, state and output")),
+        };
+        let law = &self.0 .0;
+        guarded(|current| {
+            // The constants of the new contacts, one by one.
+            for i in 0..len {
+                if view.flags(i) & FLAG_NEW != 0 {
+                    current.set(i);
+                    let mut consts = [0.0; MAX_SLOTS];
+                    law.constants(&view.input(i)).store(&mut consts[..k]);
+                    for (j, &c) in consts[..k].iter().enumerate() {
+                        let at = state.index(i, j);
+                        state.values[at] = c;
+                    }
+                }
+            }
+            if len > 0 {
+                run_lanes(law, &view, &mut state, &mut out, current);
+            }
+        })
+    }
+}
+
 fn docs(params: &[Param]) -> RVec<ParamDoc> {
     params
         .iter()
@@ -258,5 +311,17 @@ pub fn new_law<L: Law>(params: &str) -> RResult<LawBox, RString> {
     instantiate(params, |t| {
         let l = L::new(parse_params::<L::Params>(t)?)?;
         Ok(ContactLaw_TO::from_ptr(RBox::new(LawAdapter(l)), TD_Opaque))
+    })
+}
+
+/// Builds a contact law written over lanes from RON parameter text: its batches run four
+/// contacts at a time.
+pub fn new_lane_law<L: LaneLaw>(params: &str) -> RResult<LawBox, RString> {
+    instantiate(params, |t| {
+        let l = L::new(parse_params::<L::Params>(t)?)?;
+        Ok(ContactLaw_TO::from_ptr(
+            RBox::new(LaneAdapter(LawAdapter(l))),
+            TD_Opaque,
+        ))
     })
 }

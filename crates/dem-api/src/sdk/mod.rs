@@ -13,14 +13,19 @@
 //!
 //! `Params` should carry `#[serde(default, deny_unknown_fields)]`, so that omitted fields
 //! take their default and a misspelled field is an error with line and column.
+//!
+//! A law may also write its step once over lanes ([`LaneLaw`]) and be exported under
+//! `lane_laws:`; the SDK then runs its batches four contacts at a time.
 
 mod adapters;
+mod lanes;
 mod logging;
 mod params;
 pub mod parts;
 mod slots;
 
-pub use adapters::{geometry_info, law_info, new_geometry, new_law};
+pub use adapters::{geometry_info, law_info, new_geometry, new_lane_law, new_law};
+pub use lanes::{lanes_agree, one_lane, LaneInput, LaneLaw, LaneOutput};
 pub use logging::install_forwarder;
 pub use params::parse_params;
 pub use slots::Slots;
@@ -147,12 +152,20 @@ pub trait Law: Send + Sync + Sized + 'static {
     }
 }
 
-/// Exports a plugin's root module: `export_plugin! { geometry: [A, B], laws: [C] }`.
-/// Either list may be empty. The plugin crate must list `abi_stable` among its
-/// dependencies (abi_stable's export attribute refers to it by absolute path).
+/// Exports a plugin's root module: `export_plugin! { geometry: [A, B], laws: [C] }`, or
+/// with laws written over lanes, `export_plugin! { geometry: [], laws: [], lane_laws: [D]
+/// }` (see [`LaneLaw`]). Any list may be empty. The plugin crate must list `abi_stable`
+/// among its dependencies (abi_stable's export attribute refers to it by absolute path).
 #[macro_export]
 macro_rules! export_plugin {
     (geometry: [$($g:ty),* $(,)?], laws: [$($l:ty),* $(,)?] $(,)?) => {
+        $crate::export_plugin! { geometry: [$($g),*], laws: [$($l),*], lane_laws: [] }
+    };
+    (
+        geometry: [$($g:ty),* $(,)?],
+        laws: [$($l:ty),* $(,)?],
+        lane_laws: [$($ll:ty),* $(,)?] $(,)?
+    ) => {
         #[::abi_stable::export_root_module]
         pub fn dem_plugin_root() -> $crate::PluginRootRef {
             use ::abi_stable::prefix_type::PrefixTypeTrait;
@@ -186,6 +199,7 @@ macro_rules! export_plugin {
             let mut all = ::abi_stable::std_types::RVec::new();
             $( all.push($crate::sdk::geometry_info::<$g>()); )*
             $( all.push($crate::sdk::law_info::<$l>()); )*
+            $( all.push($crate::sdk::law_info::<$ll>()); )*
             all
         }
 
@@ -214,6 +228,11 @@ macro_rules! export_plugin {
             $(
                 if name.as_str() == <$l as $crate::sdk::Law>::NAME {
                     return $crate::sdk::new_law::<$l>(params.as_str());
+                }
+            )*
+            $(
+                if name.as_str() == <$ll as $crate::sdk::Law>::NAME {
+                    return $crate::sdk::new_lane_law::<$ll>(params.as_str());
                 }
             )*
             ::abi_stable::std_types::RErr(

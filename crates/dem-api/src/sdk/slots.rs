@@ -46,9 +46,22 @@ macro_rules! slots {
         }
     ) => {
         $(#[$meta])*
+        ///
+        /// (Generic over the number type for laws written over lanes: `V = f64` is one
+        /// contact's values, see [`from_slots`](Self::from_slots).)
         #[derive(Clone, Copy, Debug, Default, PartialEq)]
-        $vis struct $name {
-            $( $(#[$fmeta])* $fvis $field: f64, )*
+        $vis struct $name<V = f64> {
+            $( $(#[$fmeta])* $fvis $field: V, )*
+        }
+
+        impl<V: Copy> $name<V> {
+            /// The values from `slots` in declaration order (a lane of contacts' constants in
+            /// a law written over lanes, `dem_api::sdk::LaneLaw`).
+            #[inline(always)]
+            pub fn from_slots(slots: &[V]) -> Self {
+                let mut it = slots.iter().copied();
+                $name { $( $field: it.next().expect("a slot per field"), )* }
+            }
         }
 
         impl $crate::sdk::Slots for $name {

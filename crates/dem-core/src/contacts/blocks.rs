@@ -181,9 +181,9 @@ impl Blocks {
         }
     }
 
-    /// Bytes stored per contact.
+    /// Bytes stored per contact (with the padding of the column layout).
     pub(crate) fn bytes_per_contact(&self) -> usize {
-        self.fields * std::mem::size_of::<f64>()
+        (self.block_len() * std::mem::size_of::<f64>()).div_ceil(CHUNK)
     }
 }
 

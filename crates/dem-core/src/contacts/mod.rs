@@ -38,6 +38,7 @@ pub(crate) mod blocks;
 mod columns;
 mod detect;
 mod rebuild;
+mod saved;
 mod step;
 
 use crate::dispatch::Dispatch;
@@ -49,7 +50,7 @@ use crate::team::{Parts, Team};
 use blocks::{Blocks, HotBlocks};
 use dem_api::{LawOutput, Material, Onset, RawGeom};
 use nalgebra::Vector3;
-use serde::{Deserialize, Serialize};
+pub use saved::SavedContact;
 use std::ops::Range;
 
 /// Items per parallel chunk (and per batched plugin call).
@@ -206,32 +207,6 @@ pub struct Contacts {
     step_buffers: step::Buffers,
 }
 
-/// A live contact as a checkpoint holds it: its key, the state carried from step to step
-/// (L6Geom, onset data, law state) and nothing that the next step recomputes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SavedContact {
-    /// Geometry functor index.
-    pub geom: u16,
-    /// Law index.
-    pub law: u16,
-    /// Smaller particle id.
-    pub a: u32,
-    /// Larger particle id.
-    pub b: u32,
-    /// Contact term of the pair.
-    pub feature: u8,
-    /// True when the functor's body 1 is `b`.
-    pub swap: bool,
-    /// Was the contact created in the last step?
-    pub new: bool,
-    /// Tracked geometry.
-    pub l6: L6State,
-    /// Onset time (s) and normal velocity (m/s).
-    pub onset: [f64; 2],
-    /// Law state (the law's slots, padded with zeros to the widest law).
-    pub state: Vec<f64>,
-}
-
 /// What the law pass leaves for the gather.
 #[derive(Clone, Default)]
 struct Gather {
@@ -281,7 +256,7 @@ impl Contacts {
         };
         std::mem::size_of::<Contact>()
             + self.hot.bytes_per_contact()
-            + self.stride * std::mem::size_of::<f64>()
+            + self.state.bytes_per_contact()
             + raw
     }
 
@@ -340,93 +315,6 @@ impl Contacts {
         self.list
             .iter()
             .position(|c| c.a == a && c.b == b && !c.gone)
-    }
-
-    /// The live contacts, in processing order, for a checkpoint.
-    pub fn save(&self) -> Vec<SavedContact> {
-        self.list
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.active())
-            .map(|(i, c)| SavedContact {
-                geom: c.geom,
-                law: c.law,
-                a: c.a,
-                b: c.b,
-                feature: c.feature,
-                swap: c.swap,
-                new: c.new,
-                l6: self.geometry(i),
-                onset: {
-                    let o = self.onset(i);
-                    [o.time, o.normal_velocity]
-                },
-                state: {
-                    let mut v = vec![0.0; self.stride];
-                    self.state.read(i, &mut v);
-                    v
-                },
-            })
-            .collect()
-    }
-
-    /// The slots of the candidate `pairs` with the `saved` contacts live again, in their
-    /// saved order: the state [`Contacts::save`] was given, for candidate pairs that have
-    /// not been rebuilt since. Fails (with a message for a checkpoint error) when a saved
-    /// contact does not fit.
-    pub fn restore(
-        pairs: &[(u32, u32)],
-        p: &Particles,
-        d: &Dispatch,
-        saved: &[SavedContact],
-    ) -> Result<Contacts, String> {
-        let mut c = Contacts::default();
-        if pairs.is_empty() && saved.is_empty() {
-            return Ok(c);
-        }
-        c.rebuild(pairs, p, d).map_err(|e| e.to_string())?;
-        c.reserve(saved.len());
-        for s in saved {
-            let key = (s.geom, s.law, s.a, s.b, s.feature);
-            let i = c.slots.binary_search_by_key(&key, Slot::key).map_err(|_| {
-                format!(
-                    "contact {}-{} (functor #{}, law #{}, term {}) is not a candidate pair of \
-                     the scene",
-                    s.a, s.b, s.geom, s.law, s.feature
-                )
-            })?;
-            if s.state.len() != c.stride {
-                return Err(format!(
-                    "contact {}-{} has {} law state values, the laws of the scene need {}",
-                    s.a,
-                    s.b,
-                    s.state.len(),
-                    c.stride
-                ));
-            }
-            if c.slots[i].contact != NONE {
-                return Err(format!("contact {}-{} is saved twice", s.a, s.b));
-            }
-            // Only a pair of one shape kind can take either roles.
-            let kind = |i: u32| p.shape[i as usize].kind();
-            if s.swap != c.slots[i].swap && kind(s.a) != kind(s.b) {
-                return Err(format!(
-                    "contact {}-{} gives its bodies roles its functor does not take",
-                    s.a, s.b
-                ));
-            }
-            let onset = Onset {
-                time: s.onset[0],
-                normal_velocity: s.onset[1],
-            };
-            c.push(i, s.l6, onset, s.new);
-            let k = c.list.len() - 1;
-            // The slot gives the roles of a pair in storage order; a contact renamed by a
-            // reordering may keep the other roles.
-            c.list[k].swap = s.swap;
-            c.state.write(k, &s.state);
-        }
-        Ok(c)
     }
 
     /// Room for `more` contacts. The buffers grow by an eighth at a time, not by

@@ -21,12 +21,11 @@
 //! `y = n x e_y` if `|n_y| < |n_z|`, else `n x e_z`, orthonormalised; `z = x x y`. The rates
 //! at onset are evaluated directly from the body velocities (not left at zero).
 //!
-//! The step is written once, in [`update`], over a number type of [`lane`]: `f64` for
+//! The step is written once, in [`update`], over a number type of [`dem_api::lane`]: `f64` for
 //! [`L6State::update`] (one contact), four lanes for the solver's pass over a chunk of
 //! contacts stored as columns ([`update::update_block`], compiled for AVX2 and AVX-512 as
 //! well as the baseline and chosen at run time). Both give bitwise the same result.
 
-mod lane;
 pub(crate) mod update;
 
 use crate::scene::L6Options;

@@ -5,10 +5,10 @@
 //! scalar formulas (the quaternion's largest term, the hemisphere of the half-way
 //! rotation, the branch vector of a wall) are selections per lane.
 
-use super::lane::{F64x4, Lane};
 use crate::contacts::blocks::{self as hot, FRAME, PHI, PHI_DOT, POINT, QUAT, U, U_DOT};
 use crate::particles::Particles;
 use crate::scene::L6Options;
+use dem_api::lane::{F64x4, Lane};
 use dem_api::RawGeom;
 
 /// A 3-vector of lanes.

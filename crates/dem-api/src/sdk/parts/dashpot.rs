@@ -2,6 +2,7 @@
 
 use super::spring::SpringOut;
 use super::{norm, work_absorbed};
+use crate::lane::Lane;
 
 /// Viscous force `-c rate` added to a [`SpringSlider`](super::SpringSlider)'s force while
 /// the spring sticks; while it slips the total is the slip limit alone. The total never
@@ -18,31 +19,29 @@ impl<const N: usize> Dashpot<N> {
     /// Returns the total force (spring plus dashpot) and the energy the dashpot dissipated
     /// in this step (J). `spring` is this step's spring output, `c` the viscous
     /// coefficient (N s/m), `limit` the slip limit the spring was given.
-    pub fn step(
-        spring: &SpringOut<N>,
-        c: f64,
-        rate: [f64; N],
+    pub fn step<V: Lane>(
+        spring: &SpringOut<N, V>,
+        c: V,
+        rate: [V; N],
         dt: f64,
-        limit: f64,
-        state: &mut [f64],
-    ) -> ([f64; N], f64) {
-        let mut total = spring.force;
-        if !spring.slipped {
-            for i in 0..N {
-                total[i] -= c * rate[i];
-            }
-            let size = norm(&total);
-            if size > limit {
-                let s = limit / size;
-                total.iter_mut().for_each(|x| *x *= s);
-            }
-        }
-        let mut damp = [0.0; N];
-        for i in 0..N {
-            damp[i] = total[i] - spring.force[i];
-        }
-        let mut prev = [0.0; N];
-        prev.copy_from_slice(&state[..N]);
+        limit: V,
+        state: &mut [V],
+    ) -> ([V; N], V) {
+        let f = spring.force;
+        let total: [V; N] = std::array::from_fn(|i| f[i] - c * rate[i]);
+        let size = norm(&total);
+        let s = limit / size;
+        let capped = size.gt(limit);
+        // While the spring slips the dashpot adds nothing.
+        let total: [V; N] = std::array::from_fn(|i| {
+            V::select(
+                spring.slipped,
+                f[i],
+                V::select(capped, total[i] * s, total[i]),
+            )
+        });
+        let damp: [V; N] = std::array::from_fn(|i| total[i] - f[i]);
+        let prev: [V; N] = std::array::from_fn(|i| state[i]);
         state[..N].copy_from_slice(&damp);
         (total, work_absorbed(&prev, &damp, &rate, dt))
     }

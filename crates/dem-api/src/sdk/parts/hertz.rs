@@ -1,15 +1,16 @@
 //! The Hertz normal force of two elastic spheres.
 
 use super::material::effective_young;
+use crate::lane::Lane;
 use crate::law::LawPair;
 
 /// Hertz contact: `F = kh delta^(3/2)`, `kh = (4/3) E* sqrt(R*)`; the tangent stiffness is
 /// `S_n = dF/d delta = 2 E* sqrt(R* delta)` and the stored energy `(2/5) kh delta^(5/2)`.
 /// `delta` is the overlap (m, positive in contact).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hertz {
+pub struct Hertz<V: Lane = f64> {
     /// `(4/3) E* sqrt(R*)`, N/m^(3/2).
-    pub kh: f64,
+    pub kh: V,
 }
 
 impl Hertz {
@@ -19,24 +20,23 @@ impl Hertz {
             kh: 4.0 / 3.0 * effective_young(pair) * pair.effective_radius().sqrt(),
         }
     }
+}
 
+impl<V: Lane> Hertz<V> {
     /// Force at overlap `delta`, N (0 when `delta <= 0`).
-    pub fn force(&self, delta: f64) -> f64 {
-        if delta > 0.0 {
-            self.kh * delta * delta.sqrt()
-        } else {
-            0.0
-        }
+    pub fn force(&self, delta: V) -> V {
+        let zero = V::splat(0.0);
+        V::select(delta.gt(zero), self.kh * delta * delta.sqrt(), zero)
     }
 
     /// Tangent stiffness `S_n` at overlap `delta`, N/m.
-    pub fn stiffness(&self, delta: f64) -> f64 {
-        1.5 * self.kh * delta.max(0.0).sqrt()
+    pub fn stiffness(&self, delta: V) -> V {
+        V::splat(1.5) * self.kh * delta.max(V::splat(0.0)).sqrt()
     }
 
     /// Stored elastic energy at overlap `delta`, J.
-    pub fn energy(&self, delta: f64) -> f64 {
-        0.4 * self.force(delta) * delta.max(0.0)
+    pub fn energy(&self, delta: V) -> V {
+        V::splat(0.4) * self.force(delta) * delta.max(V::splat(0.0))
     }
 }
 

@@ -39,19 +39,21 @@ pub use penalty_friction::YamaneNakamura;
 pub use resistance::Resistance;
 pub use spring::{SpringOut, SpringSlider};
 
+use crate::lane::Lane;
+
 /// Energy the contact takes from the bodies during one step, J: the work of a force (or
 /// torque) going from `prev` at `t - dt` to `now` at `t` against the relative motion
 /// `rate` (at `t - dt/2`), by the trapezoid rule: `-(prev + now)/2 . rate dt`.
-pub fn work_absorbed<const N: usize>(
-    prev: &[f64; N],
-    now: &[f64; N],
-    rate: &[f64; N],
+pub fn work_absorbed<V: Lane, const N: usize>(
+    prev: &[V; N],
+    now: &[V; N],
+    rate: &[V; N],
     dt: f64,
-) -> f64 {
-    -0.5 * dt * (0..N).map(|i| (prev[i] + now[i]) * rate[i]).sum::<f64>()
+) -> V {
+    V::splat(-0.5 * dt) * V::sum(N, |i| (prev[i] + now[i]) * rate[i])
 }
 
 /// Euclidean norm of a small vector.
-pub fn norm<const N: usize>(v: &[f64; N]) -> f64 {
-    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+pub fn norm<V: Lane, const N: usize>(v: &[V; N]) -> V {
+    V::sum(N, |i| v[i] * v[i]).sqrt()
 }

@@ -1,6 +1,7 @@
 //! Elastic plus viscous normal force, with clamping and the booking of damping.
 
 use super::work_absorbed;
+use crate::lane::Lane;
 
 /// The normal force of one step: `f_n = f_el + f_visc`, clamped at zero (no pull) unless
 /// attraction is allowed, and zero on a contact's last call. Whatever is not elastic (the
@@ -18,19 +19,19 @@ impl NormalForce {
     /// the energy dissipated by damping in this step (J). `f_el` is the elastic force
     /// (already zero when `last`), `f_visc` the viscous force, `rate` the normal rate
     /// `u_dot.x` (m/s), `state` this part's slot.
-    pub fn step(
-        f_el: f64,
-        f_visc: f64,
+    pub fn step<V: Lane>(
+        f_el: V,
+        f_visc: V,
         attraction: bool,
-        last: bool,
-        rate: f64,
+        last: V::Mask,
+        rate: V,
         dt: f64,
-        state: &mut [f64],
-    ) -> (f64, f64) {
-        let mut f_n = f_el + f_visc;
-        if last || (!attraction && f_n < 0.0) {
-            f_n = 0.0;
-        }
+        state: &mut [V],
+    ) -> (V, V) {
+        let zero = V::splat(0.0);
+        let f_n = f_el + f_visc;
+        let pull = V::and(V::mask(!attraction), f_n.lt(zero));
+        let f_n = V::select(V::or(last, pull), zero, f_n);
         let f_damp = f_n - f_el;
         let damping = work_absorbed(&[state[0]], &[f_damp], &[rate], dt);
         state[0] = f_damp;

@@ -18,6 +18,7 @@
 
 use super::spring::{SpringOut, SpringSlider};
 use super::{norm, work_absorbed};
+use crate::lane::Lane;
 use serde::{Deserialize, Serialize};
 
 /// A rolling or twisting resistance model, as written in a scene's law parameters:
@@ -62,45 +63,43 @@ impl Resistance {
     /// [`effective_inertia`](super::effective_inertia)), time step `dt` (s). `state` has
     /// [`slots(N)`](Self::slots) slots.
     #[allow(clippy::too_many_arguments)]
-    pub fn step<const N: usize>(
+    pub fn step<V: Lane, const N: usize>(
         &self,
-        rate: [f64; N],
-        f_n: f64,
-        kn: f64,
-        r: f64,
-        inertia: f64,
+        rate: [V; N],
+        f_n: V,
+        kn: V,
+        r: V,
+        inertia: V,
         dt: f64,
-        state: &mut [f64],
-    ) -> SpringOut<N> {
+        state: &mut [V],
+    ) -> SpringOut<N, V> {
+        let zero = V::splat(0.0);
         match *self {
             Resistance::Off => SpringOut {
-                force: [0.0; N],
-                elastic: 0.0,
-                dissipated: 0.0,
-                slipped: false,
+                force: [zero; N],
+                elastic: zero,
+                dissipated: zero,
+                slipped: V::mask(false),
             },
             Resistance::Cdt { mu } => {
                 let speed = norm(&rate);
-                let limit = (mu * r * f_n.abs()).min(inertia * speed / dt);
-                let mut torque = [0.0; N];
-                if speed > 0.0 {
-                    for i in 0..N {
-                        torque[i] = -limit * rate[i] / speed;
-                    }
-                }
-                let mut prev = [0.0; N];
-                prev.copy_from_slice(&state[..N]);
+                let limit = (V::splat(mu) * r * f_n.abs()).min(inertia * speed / V::splat(dt));
+                let turning = speed.gt(zero);
+                let torque: [V; N] =
+                    std::array::from_fn(|i| V::select(turning, -limit * rate[i] / speed, zero));
+                let prev: [V; N] = std::array::from_fn(|i| state[i]);
                 state[..N].copy_from_slice(&torque);
                 SpringOut {
                     force: torque,
-                    elastic: 0.0,
+                    elastic: zero,
                     dissipated: work_absorbed(&prev, &torque, &rate, dt),
-                    slipped: speed > 0.0,
+                    slipped: turning,
                 }
             }
             Resistance::Epsd { mu } => {
-                let k = 2.25 * kn * mu * mu * r * r;
-                SpringSlider::<N>::step(k, rate, dt, mu * r * f_n.abs(), state)
+                let (mu_l, two_and_quarter) = (V::splat(mu), V::splat(2.25));
+                let k = two_and_quarter * kn * mu_l * mu_l * r * r;
+                SpringSlider::<N>::step(k, rate, dt, mu_l * r * f_n.abs(), state)
             }
         }
     }

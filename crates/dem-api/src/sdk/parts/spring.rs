@@ -2,18 +2,20 @@
 //! Mindlin, and the rolling and twisting springs.
 
 use super::{norm, work_absorbed};
+use crate::lane::Lane;
 
-/// What a spring (or any slip-limited part) gives for one step.
+/// What a spring (or any slip-limited part) gives for one step (for one contact, or a lane
+/// of contacts with `V` a [`Lane`] type).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SpringOut<const N: usize> {
+pub struct SpringOut<const N: usize, V: Lane = f64> {
     /// Force (or torque) on body 2, local frame components.
-    pub force: [f64; N],
+    pub force: [V; N],
     /// Energy stored now, J.
-    pub elastic: f64,
+    pub elastic: V,
     /// Energy dissipated by slip during this step, J.
-    pub dissipated: f64,
+    pub dissipated: V,
     /// Did the limit cap the force in this step (slip, or a broken trial)?
-    pub slipped: bool,
+    pub slipped: V::Mask,
 }
 
 /// Incremental spring `f -= k rate dt` in the contact frame (which L6Geom carries with the
@@ -37,23 +39,25 @@ impl<const N: usize> SpringSlider<N> {
 
     /// One step with stiffness `k` (N/m or N m/rad), relative rate `rate` (m/s or rad/s),
     /// time step `dt` (s) and slip limit `limit` (N or N m, >= 0).
-    pub fn step(k: f64, rate: [f64; N], dt: f64, limit: f64, state: &mut [f64]) -> SpringOut<N> {
-        let mut prev = [0.0; N];
-        prev.copy_from_slice(&state[..N]);
+    pub fn step<V: Lane>(
+        k: V,
+        rate: [V; N],
+        dt: f64,
+        limit: V,
+        state: &mut [V],
+    ) -> SpringOut<N, V> {
+        let prev: [V; N] = std::array::from_fn(|i| state[i]);
         let k_prev = state[N];
         let stored_before = energy(&prev, k_prev);
-        let scale = if k < k_prev { k / k_prev } else { 1.0 };
-        let mut f = [0.0; N];
-        for i in 0..N {
-            f[i] = prev[i] * scale - k * rate[i] * dt;
-        }
+        let one = V::splat(1.0);
+        let scale = V::select(k.lt(k_prev), k / k_prev, one);
+        let dt_l = V::splat(dt);
+        let f: [V; N] = std::array::from_fn(|i| prev[i] * scale - k * rate[i] * dt_l);
         let size = norm(&f);
-        let limit = limit.max(0.0);
-        let slipped = size > limit;
-        if slipped {
-            let s = limit / size;
-            f.iter_mut().for_each(|x| *x *= s);
-        }
+        let limit = limit.max(V::splat(0.0));
+        let slipped = size.gt(limit);
+        let s = limit / size;
+        let f: [V; N] = std::array::from_fn(|i| V::select(slipped, f[i] * s, f[i]));
         let elastic = energy(&f, k);
         let dissipated = work_absorbed(&prev, &f, &rate, dt) - (elastic - stored_before);
         state[..N].copy_from_slice(&f);
@@ -67,12 +71,13 @@ impl<const N: usize> SpringSlider<N> {
     }
 }
 
-fn energy<const N: usize>(f: &[f64; N], k: f64) -> f64 {
-    if k > 0.0 {
-        f.iter().map(|x| x * x).sum::<f64>() / (2.0 * k)
-    } else {
-        0.0
-    }
+fn energy<V: Lane, const N: usize>(f: &[V; N], k: V) -> V {
+    let zero = V::splat(0.0);
+    V::select(
+        k.gt(zero),
+        V::sum(N, |i| f[i] * f[i]) / (V::splat(2.0) * k),
+        zero,
+    )
 }
 
 #[cfg(test)]
