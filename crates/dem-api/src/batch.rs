@@ -400,6 +400,22 @@ fn cut3(c: Columns3<'_>, n: usize) -> [&[f64]; 3] {
 }
 
 impl<'a> LawBatch<'a> {
+    /// The batch as slices of its length when it goes with `state` (of `slots` values per
+    /// contact) and `out`: what a `law_batch` implementation checks first. `None` when the
+    /// columns do not fit together.
+    pub fn view_with(
+        &self,
+        state: &StateColumns<'_>,
+        out: &LawOutColumns<'_>,
+        slots: usize,
+    ) -> Option<LawView<'a>> {
+        let len = self.len();
+        if !out.has_len(len) || !state.fits(len, slots) {
+            return None;
+        }
+        self.view()
+    }
+
     /// The batch as slices of its length, or `None` when it is not
     /// [`consistent`](LawBatch::consistent).
     pub fn view(&self) -> Option<LawView<'a>> {

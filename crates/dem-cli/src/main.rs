@@ -164,9 +164,10 @@ fn prepare(scene: &Path, extra: &[PathBuf]) -> Result<Simulation, DemError> {
     Simulation::new(scene, &plugins)
 }
 
-/// Runs `f` inside a pool of `threads` workers (default: all cores), so that the solver's
-/// parallel loops start from a worker thread instead of being handed over from the main
-/// thread at every step. Results do not depend on the number of threads.
+/// Runs `f` inside a pool of `threads` workers (default: all cores): its size is the
+/// number of members of the solver's worker team (`dem_core::team`), which runs the phases
+/// of a step, and the pool runs the broad phase's rebuilds. Results do not depend on the
+/// number of threads.
 fn in_pool<T>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, DemError>
 where
     T: Send,

@@ -274,19 +274,18 @@ impl ContactLaw for CLaw {
         mut out: LawOutColumns<'_>,
     ) -> RResult<(), CallError> {
         let n = self.table.state_len as usize;
-        let len = batch.len();
-        if !batch.consistent() || !out.has_len(len) || !state.fits(len, n) {
+        let Some(view) = batch.view_with(&state, &out, n) else {
             return RErr(CallError {
                 index: u64::MAX,
                 message: "malformed batch: the lengths of its columns differ".into(),
             });
-        }
+        };
         let compute = self.table.compute.expect("checked at load");
         // The C interface takes one contact's slots contiguous: in the row layout where
         // they are stored, else gathered and written back.
         let mut gathered = vec![0.0; n];
-        for i in 0..len {
-            let input = batch.input(i);
+        for i in 0..view.len() {
+            let input = view.input(i);
             let mut o = LawOutput::default();
             let row = state.slot_stride == 1;
             let slots = if row {

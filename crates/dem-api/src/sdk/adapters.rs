@@ -132,9 +132,8 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
         let k = L::Constants::LEN;
         let n = k + L::STATE_LEN;
         let len = batch.len();
-        let view = match batch.view() {
-            Some(v) if out.has_len(len) && state.fits(len, n) => v,
-            _ => return RErr(malformed("contact columns, state and output")),
+        let Some(view) = batch.view_with(&state, &out, n) else {
+            return RErr(malformed("contact columns, state and output"));
         };
         let rows = state.slot_stride == 1;
         // One contact's slots, gathered from the column layout and written back.
@@ -224,9 +223,8 @@ impl<L: LaneLaw> ContactLaw for LaneAdapter<L> {
             return self.0.law_batch(batch, state, out);
         }
         let len = batch.len();
-        let view = match batch.view() {
-            Some(v) if out.has_len(len) && state.fits(len, n) => v,
-            _ => return RErr(malformed("contact columns, state and output")),
+        let Some(view) = batch.view_with(&state, &out, n) else {
+            return RErr(malformed("contact columns, state and output"));
         };
         let law = &self.0 .0;
         guarded(|current| {

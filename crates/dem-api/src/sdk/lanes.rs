@@ -161,15 +161,34 @@ fn lanes_of<L: LaneLaw>(
             new: flag(FLAG_NEW),
             last: flag(FLAG_LAST),
         };
-        for (j, s) in slots[..n].iter_mut().enumerate() {
-            *s = F64x4::from_fn(|l| state.values[state.index(at[l], j)]);
+        if state.slot_stride == 1 {
+            // Rows (how the solver stores state): each contact's slots are one slice.
+            let rows: [&[f64]; 4] = at.map(|i| {
+                let start = state.index(i, 0);
+                &state.values[start..start + n]
+            });
+            for (j, s) in slots[..n].iter_mut().enumerate() {
+                *s = F64x4([rows[0][j], rows[1][j], rows[2][j], rows[3][j]]);
+            }
+        } else {
+            for (j, s) in slots[..n].iter_mut().enumerate() {
+                *s = F64x4::from_fn(|l| state.values[state.index(at[l], j)]);
+            }
         }
         let (consts, own) = slots[..n].split_at_mut(k);
         let o = law.law_lanes(&input, consts, own);
-        for (j, s) in slots[..n].iter().enumerate().skip(k) {
-            for (l, &i) in at.iter().enumerate() {
-                let x = state.index(i, j);
-                state.values[x] = s.lane(l);
+        for (l, &i) in at.iter().enumerate() {
+            if state.slot_stride == 1 {
+                let start = state.index(i, k);
+                let row = &mut state.values[start..start + (n - k)];
+                for (x, s) in row.iter_mut().zip(&slots[k..n]) {
+                    *x = s.lane(l);
+                }
+            } else {
+                for (j, s) in slots[..n].iter().enumerate().skip(k) {
+                    let x = state.index(i, j);
+                    state.values[x] = s.lane(l);
+                }
             }
         }
         if whole {

@@ -51,9 +51,87 @@ impl Cols3 {
     }
 }
 
-/// Everything one law call reads and writes, as columns (see the module docs).
+/// What the contacts' blocks do not hold: the bodies' masses and material indices, and
+/// the flags.
 #[derive(Default)]
-pub(super) struct LawColumns {
+struct Pairs {
+    mass: [Vec<f64>; 2],
+    material: [Vec<u32>; 2],
+    flags: Vec<u8>,
+}
+
+impl Pairs {
+    fn resize(&mut self, n: usize) {
+        for c in &mut self.mass {
+            c.clear();
+            c.resize(n, 0.0);
+        }
+        for c in &mut self.material {
+            c.clear();
+            c.resize(n, 0);
+        }
+        self.flags.clear();
+        self.flags.resize(n, 0);
+    }
+
+    /// The batch of these pairs, with the geometry and onset columns given.
+    fn batch<'a>(
+        &'a self,
+        dt: f64,
+        materials: &'a [Material],
+        geom: L6Columns<'a>,
+        onset: [RSlice<'a, f64>; 2],
+    ) -> LawBatch<'a> {
+        let [m0, m1] = &self.mass;
+        let [i0, i1] = &self.material;
+        LawBatch {
+            dt,
+            geom,
+            mass: [m0.as_slice().into(), m1.as_slice().into()],
+            material: [i0.as_slice().into(), i1.as_slice().into()],
+            materials: materials.into(),
+            onset_time: onset[0],
+            onset_normal_velocity: onset[1],
+            flags: self.flags.as_slice().into(),
+        }
+    }
+}
+
+/// The columns a law writes.
+#[derive(Default)]
+struct Outputs {
+    force: Cols3,
+    torque: Cols3,
+    elastic: Vec<f64>,
+    friction: Vec<f64>,
+    damping: Vec<f64>,
+}
+
+impl Outputs {
+    fn resize(&mut self, n: usize) {
+        self.force.resize(n);
+        self.torque.resize(n);
+        for c in [&mut self.elastic, &mut self.friction, &mut self.damping] {
+            c.clear();
+            c.resize(n, 0.0);
+        }
+    }
+
+    fn view_mut(&mut self) -> LawOutColumns<'_> {
+        LawOutColumns {
+            force: self.force.view_mut(),
+            torque: self.torque.view_mut(),
+            elastic: self.elastic.as_mut_slice().into(),
+            friction: self.friction.as_mut_slice().into(),
+            damping: self.damping.as_mut_slice().into(),
+        }
+    }
+}
+
+/// Copies of the geometry, onset data and law state of contacts, for a call on some of a
+/// chunk's contacts.
+#[derive(Default)]
+struct Copies {
     frame: [Cols3; 3],
     point: Cols3,
     u: Cols3,
@@ -62,27 +140,11 @@ pub(super) struct LawColumns {
     phi_dot: Cols3,
     lens: [Vec<f64>; 2],
     area: Vec<f64>,
-    mass: [Vec<f64>; 2],
-    material: [Vec<u32>; 2],
-    onset_time: Vec<f64>,
-    onset_normal_velocity: Vec<f64>,
-    flags: Vec<u8>,
-    /// Law state, `slots` values per contact (rows).
-    state: Vec<f64>,
-    force: Cols3,
-    torque: Cols3,
-    elastic: Vec<f64>,
-    friction: Vec<f64>,
-    damping: Vec<f64>,
-    len: usize,
-    slots: usize,
+    onset: [Vec<f64>; 2],
 }
 
-impl LawColumns {
-    /// Room for `n` contacts of a law with `slots` state values each (contents unset),
-    /// with the copies of the geometry, onset data and state when `copies` is set.
-    pub(super) fn resize(&mut self, n: usize, slots: usize, copies: bool) {
-        let m = if copies { n } else { 0 };
+impl Copies {
+    fn resize(&mut self, n: usize) {
         for c in [
             &mut self.point,
             &mut self.u,
@@ -93,38 +155,57 @@ impl LawColumns {
         .into_iter()
         .chain(self.frame.iter_mut())
         {
-            c.resize(m);
+            c.resize(n);
         }
-        self.force.resize(n);
-        self.torque.resize(n);
         let [l0, l1] = &mut self.lens;
-        for c in [
-            l0,
-            l1,
-            &mut self.area,
-            &mut self.onset_time,
-            &mut self.onset_normal_velocity,
-        ] {
-            c.clear();
-            c.resize(m, 0.0);
-        }
-        let [m0, m1] = &mut self.mass;
-        for c in [
-            m0,
-            m1,
-            &mut self.elastic,
-            &mut self.friction,
-            &mut self.damping,
-        ] {
+        let [o0, o1] = &mut self.onset;
+        for c in [l0, l1, &mut self.area, o0, o1] {
             c.clear();
             c.resize(n, 0.0);
         }
-        for c in &mut self.material {
-            c.clear();
-            c.resize(n, 0);
+    }
+
+    fn geometry(&self) -> L6Columns<'_> {
+        L6Columns {
+            frame: [
+                self.frame[0].view(),
+                self.frame[1].view(),
+                self.frame[2].view(),
+            ],
+            point: self.point.view(),
+            u: self.u.view(),
+            phi: self.phi.view(),
+            u_dot: self.u_dot.view(),
+            phi_dot: self.phi_dot.view(),
+            lens: [
+                self.lens[0].as_slice().into(),
+                self.lens[1].as_slice().into(),
+            ],
+            area: self.area.as_slice().into(),
         }
-        self.flags.clear();
-        self.flags.resize(n, 0);
+    }
+}
+
+/// Everything one law call reads and writes, as columns (see the module docs).
+#[derive(Default)]
+pub(super) struct LawColumns {
+    pairs: Pairs,
+    out: Outputs,
+    copies: Copies,
+    /// Copies of the law state, `slots` values per contact (rows).
+    state: Vec<f64>,
+    len: usize,
+    slots: usize,
+}
+
+impl LawColumns {
+    /// Room for `n` contacts of a law with `slots` state values each (contents unset),
+    /// with the copies of the geometry, onset data and state when `copies` is set.
+    pub(super) fn resize(&mut self, n: usize, slots: usize, copies: bool) {
+        self.pairs.resize(n);
+        self.out.resize(n);
+        let m = if copies { n } else { 0 };
+        self.copies.resize(m);
         self.state.clear();
         self.state.resize(m * slots, 0.0);
         (self.len, self.slots) = (n, slots);
@@ -141,11 +222,12 @@ impl LawColumns {
         new: bool,
         last: bool,
     ) {
-        self.mass[0][k] = mass[0];
-        self.mass[1][k] = mass[1];
-        self.material[0][k] = material[0];
-        self.material[1][k] = material[1];
-        self.flags[k] = if new { FLAG_NEW } else { 0 } | if last { FLAG_LAST } else { 0 };
+        let p = &mut self.pairs;
+        p.mass[0][k] = mass[0];
+        p.mass[1][k] = mass[1];
+        p.material[0][k] = material[0];
+        p.material[1][k] = material[1];
+        p.flags[k] = if new { FLAG_NEW } else { 0 } | if last { FLAG_LAST } else { 0 };
     }
 
     /// Writes the copies of contact `k` of the batch: its geometry, onset data and law
@@ -161,20 +243,20 @@ impl LawColumns {
         stride: usize,
         at: usize,
     ) {
-        for (r, row) in self.frame.iter_mut().enumerate() {
+        let c = &mut self.copies;
+        for (r, row) in c.frame.iter_mut().enumerate() {
             row.set(k, l6.frame[(r, 0)], l6.frame[(r, 1)], l6.frame[(r, 2)]);
         }
-        self.point.set(k, l6.point.x, l6.point.y, l6.point.z);
-        self.u.set(k, l6.u.x, l6.u.y, l6.u.z);
-        self.phi.set(k, l6.phi.x, l6.phi.y, l6.phi.z);
-        self.u_dot.set(k, l6.u_dot.x, l6.u_dot.y, l6.u_dot.z);
-        self.phi_dot
-            .set(k, l6.phi_dot.x, l6.phi_dot.y, l6.phi_dot.z);
-        self.lens[0][k] = l6.lens[0];
-        self.lens[1][k] = l6.lens[1];
-        self.area[k] = l6.area;
-        self.onset_time[k] = onset.time;
-        self.onset_normal_velocity[k] = onset.normal_velocity;
+        c.point.set(k, l6.point.x, l6.point.y, l6.point.z);
+        c.u.set(k, l6.u.x, l6.u.y, l6.u.z);
+        c.phi.set(k, l6.phi.x, l6.phi.y, l6.phi.z);
+        c.u_dot.set(k, l6.u_dot.x, l6.u_dot.y, l6.u_dot.z);
+        c.phi_dot.set(k, l6.phi_dot.x, l6.phi_dot.y, l6.phi_dot.z);
+        c.lens[0][k] = l6.lens[0];
+        c.lens[1][k] = l6.lens[1];
+        c.area[k] = l6.area;
+        c.onset[0][k] = onset.time;
+        c.onset[1][k] = onset.normal_velocity;
         let n = self.slots;
         self.state[k * n..(k + 1) * n].copy_from_slice(&state[at * stride..at * stride + n]);
     }
@@ -190,12 +272,13 @@ impl LawColumns {
     /// The law's output for contact `k`.
     #[inline(always)]
     pub(super) fn output(&self, k: usize) -> LawOutput {
+        let o = &self.out;
         LawOutput {
-            force: self.force.get(k),
-            torque: self.torque.get(k),
-            elastic: self.elastic[k],
-            friction: self.friction[k],
-            damping: self.damping[k],
+            force: o.force.get(k),
+            torque: o.torque.get(k),
+            elastic: o.elastic[k],
+            friction: o.friction[k],
+            damping: o.damping[k],
         }
     }
 
@@ -216,97 +299,41 @@ impl LawColumns {
             y: col(f + 1),
             z: col(f + 2),
         };
-        let batch = LawBatch {
-            dt,
-            geom: L6Columns {
-                frame: [col3(FRAME), col3(FRAME + 3), col3(FRAME + 6)],
-                point: col3(POINT),
-                u: col3(U),
-                phi: col3(PHI),
-                u_dot: col3(U_DOT),
-                phi_dot: col3(PHI_DOT),
-                lens: [col(LENS), col(LENS + 1)],
-                area: col(AREA),
-            },
-            mass: [
-                self.mass[0].as_slice().into(),
-                self.mass[1].as_slice().into(),
-            ],
-            material: [
-                self.material[0].as_slice().into(),
-                self.material[1].as_slice().into(),
-            ],
-            materials: materials.into(),
-            onset_time: col(ONSET),
-            onset_normal_velocity: col(ONSET + 1),
-            flags: self.flags.as_slice().into(),
+        let geom = L6Columns {
+            frame: [col3(FRAME), col3(FRAME + 3), col3(FRAME + 6)],
+            point: col3(POINT),
+            u: col3(U),
+            phi: col3(PHI),
+            u_dot: col3(U_DOT),
+            phi_dot: col3(PHI_DOT),
+            lens: [col(LENS), col(LENS + 1)],
+            area: col(AREA),
         };
+        let batch = self
+            .pairs
+            .batch(dt, materials, geom, [col(ONSET), col(ONSET + 1)]);
         let state = StateColumns {
             values: state.into(),
             item_stride: stride as u64,
             slot_stride: 1,
         };
-        let out = LawOutColumns {
-            force: self.force.view_mut(),
-            torque: self.torque.view_mut(),
-            elastic: self.elastic.as_mut_slice().into(),
-            friction: self.friction.as_mut_slice().into(),
-            damping: self.damping.as_mut_slice().into(),
-        };
-        (batch, state, out)
+        (batch, state, self.out.view_mut())
     }
 
-    /// The batch, the state blocks and the output columns of a call on the copied
-    /// contacts.
+    /// The batch, the state and the output columns of a call on the copied contacts.
     pub(super) fn call<'a>(
         &'a mut self,
         dt: f64,
         materials: &'a [Material],
     ) -> (LawBatch<'a>, StateColumns<'a>, LawOutColumns<'a>) {
-        let batch = LawBatch {
-            dt,
-            geom: L6Columns {
-                frame: [
-                    self.frame[0].view(),
-                    self.frame[1].view(),
-                    self.frame[2].view(),
-                ],
-                point: self.point.view(),
-                u: self.u.view(),
-                phi: self.phi.view(),
-                u_dot: self.u_dot.view(),
-                phi_dot: self.phi_dot.view(),
-                lens: [
-                    self.lens[0].as_slice().into(),
-                    self.lens[1].as_slice().into(),
-                ],
-                area: self.area.as_slice().into(),
-            },
-            mass: [
-                self.mass[0].as_slice().into(),
-                self.mass[1].as_slice().into(),
-            ],
-            material: [
-                self.material[0].as_slice().into(),
-                self.material[1].as_slice().into(),
-            ],
-            materials: materials.into(),
-            onset_time: self.onset_time.as_slice().into(),
-            onset_normal_velocity: self.onset_normal_velocity.as_slice().into(),
-            flags: self.flags.as_slice().into(),
-        };
+        let c = &self.copies;
+        let onset = [c.onset[0].as_slice().into(), c.onset[1].as_slice().into()];
+        let batch = self.pairs.batch(dt, materials, c.geometry(), onset);
         let state = StateColumns {
             values: self.state.as_mut_slice().into(),
             item_stride: self.slots as u64,
             slot_stride: 1,
         };
-        let out = LawOutColumns {
-            force: self.force.view_mut(),
-            torque: self.torque.view_mut(),
-            elastic: self.elastic.as_mut_slice().into(),
-            friction: self.friction.as_mut_slice().into(),
-            damping: self.damping.as_mut_slice().into(),
-        };
-        (batch, state, out)
+        (batch, state, self.out.view_mut())
     }
 }
