@@ -59,6 +59,8 @@ pub trait Lane:
     fn not(m: Self::Mask) -> Self::Mask;
     /// Lane-wise `m ? a : b`.
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+    /// Is `m` true in any lane? (To skip work that no lane selects.)
+    fn any(m: Self::Mask) -> bool;
     /// Sum of `f(i)` for `i < n`, left to right from `-0.0` (as `Iterator::sum` of `f64`).
     #[inline(always)]
     fn sum(n: usize, mut f: impl FnMut(usize) -> Self) -> Self {
@@ -140,6 +142,10 @@ impl Lane for f64 {
         } else {
             b
         }
+    }
+    #[inline(always)]
+    fn any(m: bool) -> bool {
+        m
     }
 }
 
@@ -251,5 +257,9 @@ impl Lane for F64x4 {
     #[inline(always)]
     fn select(m: [bool; 4], a: F64x4, b: F64x4) -> F64x4 {
         F64x4(std::array::from_fn(|i| if m[i] { a.0[i] } else { b.0[i] }))
+    }
+    #[inline(always)]
+    fn any(m: [bool; 4]) -> bool {
+        m[0] | m[1] | m[2] | m[3]
     }
 }

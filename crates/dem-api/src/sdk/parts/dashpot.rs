@@ -30,16 +30,16 @@ impl<const N: usize> Dashpot<N> {
         let f = spring.force;
         let total: [V; N] = std::array::from_fn(|i| f[i] - c * rate[i]);
         let size = norm(&total);
-        let s = limit / size;
         let capped = size.gt(limit);
+        // The division only where a lane takes it (the same bits either way).
+        let total: [V; N] = if V::any(capped) {
+            let s = limit / size;
+            std::array::from_fn(|i| V::select(capped, total[i] * s, total[i]))
+        } else {
+            total
+        };
         // While the spring slips the dashpot adds nothing.
-        let total: [V; N] = std::array::from_fn(|i| {
-            V::select(
-                spring.slipped,
-                f[i],
-                V::select(capped, total[i] * s, total[i]),
-            )
-        });
+        let total: [V; N] = std::array::from_fn(|i| V::select(spring.slipped, f[i], total[i]));
         let damp: [V; N] = std::array::from_fn(|i| total[i] - f[i]);
         let prev: [V; N] = std::array::from_fn(|i| state[i]);
         state[..N].copy_from_slice(&damp);

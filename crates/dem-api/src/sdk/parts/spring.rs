@@ -50,14 +50,24 @@ impl<const N: usize> SpringSlider<N> {
         let k_prev = state[N];
         let stored_before = energy(&prev, k_prev);
         let one = V::splat(1.0);
-        let scale = V::select(k.lt(k_prev), k / k_prev, one);
+        // The divisions only where a lane takes them (the same bits either way).
+        let falls = k.lt(k_prev);
+        let scale = if V::any(falls) {
+            V::select(falls, k / k_prev, one)
+        } else {
+            one
+        };
         let dt_l = V::splat(dt);
         let f: [V; N] = std::array::from_fn(|i| prev[i] * scale - k * rate[i] * dt_l);
         let size = norm(&f);
         let limit = limit.max(V::splat(0.0));
         let slipped = size.gt(limit);
-        let s = limit / size;
-        let f: [V; N] = std::array::from_fn(|i| V::select(slipped, f[i] * s, f[i]));
+        let f: [V; N] = if V::any(slipped) {
+            let s = limit / size;
+            std::array::from_fn(|i| V::select(slipped, f[i] * s, f[i]))
+        } else {
+            f
+        };
         let elastic = energy(&f, k);
         let dissipated = work_absorbed(&prev, &f, &rate, dt) - (elastic - stored_before);
         state[..N].copy_from_slice(&f);
