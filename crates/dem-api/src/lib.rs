@@ -10,7 +10,8 @@
 //! - [`geom`]: `RawGeom` (what a geometry functor returns) and `L6Geom` (what a law reads),
 //!   with the sign conventions every plugin follows;
 //! - [`law`]: law input and output records (per contact, as the SDK hands them over);
-//! - [`batch`]: the column batches a batched call reads and writes;
+//! - [`batch`]: the column batches a batched call reads and writes; [`law_view`]: a law
+//!   batch checked once, as plain slices;
 //! - [`lane`]: the number types code written once for one and for four contacts uses;
 //! - [`functor`]: the batched ABI traits; [`root`]: the root module; [`log`]: log bridge;
 //! - [`sdk`]: what a plugin author uses: per-contact traits and [`export_plugin!`];
@@ -29,6 +30,7 @@ pub mod functor;
 pub mod geom;
 pub mod lane;
 pub mod law;
+pub mod law_view;
 pub mod log;
 pub mod math;
 pub mod polyhedron;
@@ -37,13 +39,14 @@ pub mod sdk;
 pub mod shape;
 
 pub use batch::{
-    BodyColumns, Columns3, Columns3Mut, GeomBatch, L6Columns, LawBatch, LawOutColumns, LawView,
+    BodyColumns, Columns3, Columns3Mut, GeomBatch, L6Columns, LawBatch, LawOutColumns,
     StateColumns, FLAG_LAST, FLAG_NEW,
 };
 pub use facet::FacetShape;
 pub use functor::{CallError, Cg2Box, Cg2Functor, ContactLaw, LawBox};
 pub use geom::{L6Geom, RawGeom};
 pub use law::{LawInput, LawOutput, LawPair, Material, Onset};
+pub use law_view::LawView;
 pub use log::{HostLogger, LogLevel};
 pub use math::{Mat3, Quat, Vec3};
 pub use polyhedron::{FacePlane, PolyhedronData, PolyhedronShape};

@@ -13,9 +13,10 @@
 //! time step is exported per contact.
 
 use super::{Law, Slots};
-use crate::batch::{LawOutColumns, LawView, StateColumns, FLAG_LAST, FLAG_NEW};
+use crate::batch::{LawOutColumns, StateColumns, FLAG_LAST, FLAG_NEW};
 use crate::lane::{F64x4, Lane};
 use crate::law::{LawInput, LawOutput};
+use crate::law_view::LawView;
 use crate::math::Vec3;
 use std::cell::Cell;
 
