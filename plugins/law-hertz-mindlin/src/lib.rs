@@ -180,6 +180,7 @@ impl Law for HertzMindlin {
 
 /// The step, written once for one contact (`V = f64`) and for four at a time.
 impl LaneLaw for HertzMindlin {
+    #[inline(always)]
     fn law_lanes<V: Lane>(&self, g: &LaneInput<V>, c: &[V], state: &mut [V]) -> LaneOutput<V> {
         let c = Constants::<V>::from_slots(c);
         let zero = V::splat(0.0);

@@ -293,6 +293,7 @@ impl Law for LinearElPl {
 
 /// The step, written once for one contact (`V = f64`) and for four at a time.
 impl LaneLaw for LinearElPl {
+    #[inline(always)]
     fn law_lanes<V: Lane>(&self, g: &LaneInput<V>, c: &[V], state: &mut [V]) -> LaneOutput<V> {
         let c = Constants::<V>::from_slots(c);
         let (zero, one) = (V::splat(0.0), V::splat(1.0));

@@ -68,6 +68,11 @@ pub trait LaneLaw: Law {
     /// `c` (`Constants::LEN` values, in declaration order: read them with the `slots!`
     /// struct's `from_slots`) and their `STATE_LEN` state slots, which it updates. It must
     /// not depend on which lane a contact is in.
+    ///
+    /// Mark the implementation `#[inline(always)]`, as the SDK's parts are: the SDK's loop
+    /// is compiled once per CPU level (AVX2, AVX-512 and the baseline), and a step the
+    /// compiler leaves out of line is compiled for the baseline only, which costs the
+    /// vector width and a call per lane of contacts.
     fn law_lanes<V: Lane>(&self, input: &LaneInput<V>, c: &[V], state: &mut [V]) -> LaneOutput<V>;
 }
 

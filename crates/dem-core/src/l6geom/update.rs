@@ -306,6 +306,51 @@ fn lanes3(f: impl Fn(usize) -> [f64; 3]) -> V3<F64x4> {
     )
 }
 
+/// Field `f` of the contacts `k` of a hot block; `run` when they are consecutive (then
+/// one vector load). A function, not a closure, so that it is inlined into each CPU
+/// level's copy of the loop (a closure the compiler leaves out of line is compiled for
+/// the baseline CPU and costs a call per field).
+#[inline(always)]
+fn load(block: &[f64], f: usize, k: &[usize; 4], run: bool) -> F64x4 {
+    if run {
+        let i = hot::index(f, k[0]);
+        F64x4(block[i..i + 4].try_into().expect("four values"))
+    } else {
+        lanes(|i| block[hot::index(f, k[i])])
+    }
+}
+
+/// Fields `f`, `f + 1`, `f + 2` of the contacts `k` of a hot block (see [`load`]).
+#[inline(always)]
+fn load3(block: &[f64], f: usize, k: &[usize; 4], run: bool) -> V3<F64x4> {
+    V3::new(
+        load(block, f, k, run),
+        load(block, f + 1, k, run),
+        load(block, f + 2, k, run),
+    )
+}
+
+/// Writes `v` to fields `f`, `f + 1`, `f + 2` of the contacts `k` of a hot block.
+#[inline(always)]
+fn store3(block: &mut [f64], f: usize, k: &[usize; 4], run: bool, v: &V3<F64x4>) {
+    store(block, f, k, run, v.x);
+    store(block, f + 1, k, run, v.y);
+    store(block, f + 2, k, run, v.z);
+}
+
+/// Writes `v` to field `f` of the contacts `k` of a hot block (see [`load`]).
+#[inline(always)]
+fn store(block: &mut [f64], f: usize, k: &[usize; 4], run: bool, v: F64x4) {
+    if run {
+        let i = hot::index(f, k[0]);
+        block[i..i + 4].copy_from_slice(&v.0);
+    } else {
+        for (i, &x) in v.0.iter().enumerate() {
+            block[hot::index(f, k[i])] = x;
+        }
+    }
+}
+
 /// Updates the L6Geom of contacts `ks` of a hot block (see [`crate::contacts`]), four at a
 /// time, each with the functor's geometry `raw[k]` and its bodies `bodies[k]` (body 1,
 /// body 2). Every contact's cached frame quaternion must be set (non-zero).
@@ -337,21 +382,17 @@ fn update_groups(
         let k: [usize; 4] = std::array::from_fn(|i| group[i.min(group.len() - 1)]);
         // Four consecutive contacts (the usual case) are read and written as vectors.
         let run = k[3] == k[0] + 3;
-        let at = |f: usize| {
-            if run {
-                let i = hot::index(f, k[0]);
-                F64x4(block[i..i + 4].try_into().expect("four values"))
-            } else {
-                lanes(|i| block[hot::index(f, k[i])])
-            }
-        };
-        let at3 = |f: usize| V3::new(at(f), at(f + 1), at(f + 2));
+        let b = &*block;
         let prev = Prev {
-            frame: [at3(FRAME), at3(FRAME + 3), at3(FRAME + 6)],
-            quat: [at(QUAT), at(QUAT + 1), at(QUAT + 2), at(QUAT + 3)],
-            point: at3(POINT),
-            u: at3(U),
-            phi: at3(PHI),
+            frame: [
+                load3(b, FRAME, &k, run),
+                load3(b, FRAME + 3, &k, run),
+                load3(b, FRAME + 6, &k, run),
+            ],
+            quat: [0, 1, 2, 3].map(|q| load(b, QUAT + q, &k, run)),
+            point: load3(b, POINT, &k, run),
+            u: load3(b, U, &k, run),
+            phi: load3(b, PHI, &k, run),
         };
         let g = |i: usize| &raw[k[i]];
         let now = Now {
@@ -373,23 +414,11 @@ fn update_groups(
             angvel: lanes3(|i| p.angvel[which(&bodies[k[i]])].into()),
         };
         let next = step(&prev, &now, &kin(|b| b.0), &kin(|b| b.1), dt, opt);
-        let mut put = |f: usize, v: F64x4| {
-            if run {
-                let i = hot::index(f, k[0]);
-                block[i..i + 4].copy_from_slice(&v.0);
-            } else {
-                for (i, &x) in v.0.iter().enumerate() {
-                    block[hot::index(f, k[i])] = x;
-                }
-            }
-        };
         for (r, row) in next.frame.iter().enumerate() {
-            put(FRAME + 3 * r, row.x);
-            put(FRAME + 3 * r + 1, row.y);
-            put(FRAME + 3 * r + 2, row.z);
+            store3(block, FRAME + 3 * r, &k, run, row);
         }
         for (q, v) in next.quat.into_iter().enumerate() {
-            put(QUAT + q, v);
+            store(block, QUAT + q, &k, run, v);
         }
         for (f, v) in [
             (POINT, next.point),
@@ -398,13 +427,11 @@ fn update_groups(
             (U_DOT, next.u_dot),
             (PHI_DOT, next.phi_dot),
         ] {
-            put(f, v.x);
-            put(f + 1, v.y);
-            put(f + 2, v.z);
+            store3(block, f, &k, run, &v);
         }
-        put(hot::LENS, next.lens[0]);
-        put(hot::LENS + 1, next.lens[1]);
-        put(hot::AREA, next.area);
+        store(block, hot::LENS, &k, run, next.lens[0]);
+        store(block, hot::LENS + 1, &k, run, next.lens[1]);
+        store(block, hot::AREA, &k, run, next.area);
     }
 }
 

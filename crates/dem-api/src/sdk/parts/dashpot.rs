@@ -19,6 +19,7 @@ impl<const N: usize> Dashpot<N> {
     /// Returns the total force (spring plus dashpot) and the energy the dashpot dissipated
     /// in this step (J). `spring` is this step's spring output, `c` the viscous
     /// coefficient (N s/m), `limit` the slip limit the spring was given.
+    #[inline(always)]
     pub fn step<V: Lane>(
         spring: &SpringOut<N, V>,
         c: V,

@@ -24,17 +24,20 @@ impl Hertz {
 
 impl<V: Lane> Hertz<V> {
     /// Force at overlap `delta`, N (0 when `delta <= 0`).
+    #[inline(always)]
     pub fn force(&self, delta: V) -> V {
         let zero = V::splat(0.0);
         V::select(delta.gt(zero), self.kh * delta * delta.sqrt(), zero)
     }
 
     /// Tangent stiffness `S_n` at overlap `delta`, N/m.
+    #[inline(always)]
     pub fn stiffness(&self, delta: V) -> V {
         V::splat(1.5) * self.kh * delta.max(V::splat(0.0)).sqrt()
     }
 
     /// Stored elastic energy at overlap `delta`, J.
+    #[inline(always)]
     pub fn energy(&self, delta: V) -> V {
         V::splat(0.4) * self.force(delta) * delta.max(V::splat(0.0))
     }

@@ -44,6 +44,7 @@ use crate::lane::Lane;
 /// Energy the contact takes from the bodies during one step, J: the work of a force (or
 /// torque) going from `prev` at `t - dt` to `now` at `t` against the relative motion
 /// `rate` (at `t - dt/2`), by the trapezoid rule: `-(prev + now)/2 . rate dt`.
+#[inline(always)]
 pub fn work_absorbed<V: Lane, const N: usize>(
     prev: &[V; N],
     now: &[V; N],
@@ -54,6 +55,7 @@ pub fn work_absorbed<V: Lane, const N: usize>(
 }
 
 /// Euclidean norm of a small vector.
+#[inline(always)]
 pub fn norm<V: Lane, const N: usize>(v: &[V; N]) -> V {
     V::sum(N, |i| v[i] * v[i]).sqrt()
 }

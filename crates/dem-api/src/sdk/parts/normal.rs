@@ -19,6 +19,7 @@ impl NormalForce {
     /// the energy dissipated by damping in this step (J). `f_el` is the elastic force
     /// (already zero when `last`), `f_visc` the viscous force, `rate` the normal rate
     /// `u_dot.x` (m/s), `state` this part's slot.
+    #[inline(always)]
     pub fn step<V: Lane>(
         f_el: V,
         f_visc: V,

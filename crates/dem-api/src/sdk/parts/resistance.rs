@@ -63,6 +63,7 @@ impl Resistance {
     /// [`effective_inertia`](super::effective_inertia)), time step `dt` (s). `state` has
     /// [`slots(N)`](Self::slots) slots.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub fn step<V: Lane, const N: usize>(
         &self,
         rate: [V; N],

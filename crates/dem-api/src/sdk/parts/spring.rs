@@ -39,6 +39,7 @@ impl<const N: usize> SpringSlider<N> {
 
     /// One step with stiffness `k` (N/m or N m/rad), relative rate `rate` (m/s or rad/s),
     /// time step `dt` (s) and slip limit `limit` (N or N m, >= 0).
+    #[inline(always)]
     pub fn step<V: Lane>(
         k: V,
         rate: [V; N],
@@ -81,6 +82,7 @@ impl<const N: usize> SpringSlider<N> {
     }
 }
 
+#[inline(always)]
 fn energy<V: Lane, const N: usize>(f: &[V; N], k: V) -> V {
     let zero = V::splat(0.0);
     V::select(
