@@ -30,6 +30,9 @@ impl Geometry for SphereSphere {
         Ok(SphereSphere)
     }
 
+    // Inlined into the SDK's batch loop, the fields of the bodies it does not read are
+    // never loaded.
+    #[inline(always)]
     fn geom(&self, b1: &BodyView<'_>, b2: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
         let r1 = b1.shape.sphere()?.radius;
         let r2 = b2.shape.sphere()?.radius;
@@ -39,12 +42,7 @@ impl Geometry for SphereSphere {
         if gap >= distance {
             return None;
         }
-        let normal = if dist > 0.0 {
-            d / dist
-        } else {
-            dem_api::tracing::warn!("coincident sphere centres: normal set to +x");
-            dem_api::nalgebra::Vector3::x()
-        };
+        let normal = if dist > 0.0 { d / dist } else { coincident() };
         let point = b1.pos.na() + normal * (r1 + 0.5 * gap);
         Some(RawGeom {
             touching: 1,
@@ -57,6 +55,14 @@ impl Geometry for SphereSphere {
             weight: 1.0,
         })
     }
+}
+
+/// The normal of coincident centres (+x), with a warning: out of the hot loop.
+#[cold]
+#[inline(never)]
+fn coincident() -> dem_api::nalgebra::Vector3<f64> {
+    dem_api::tracing::warn!("coincident sphere centres: normal set to +x");
+    dem_api::nalgebra::Vector3::x()
 }
 
 dem_api::export_plugin! { geometry: [SphereSphere], laws: [] }

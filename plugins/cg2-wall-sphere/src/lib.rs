@@ -31,6 +31,9 @@ impl Geometry for WallSphere {
         Ok(WallSphere)
     }
 
+    // Inlined into the SDK's batch loop, the fields of the bodies it does not read are
+    // never loaded.
+    #[inline(always)]
     fn geom(&self, wall: &BodyView<'_>, sphere: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
         let w = wall.shape.wall()?;
         let r = sphere.shape.sphere()?.radius;

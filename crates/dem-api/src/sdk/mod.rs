@@ -75,6 +75,7 @@ pub trait Geometry: Send + Sync + Sized + 'static {
 
     /// Geometry of term `feature` (`0..features()`) of one pair. The default serves
     /// one-term functors: term 0 is [`Geometry::geom`].
+    #[inline(always)]
     fn term(
         &self,
         b1: &BodyView<'_>,
@@ -92,6 +93,7 @@ pub trait Geometry: Send + Sync + Sized + 'static {
     /// [`Geometry::term`] for functors whose computation can fail: an `Err` stops the
     /// run with the functor's name, the pair and the message, instead of a silent "no
     /// contact" (log the details with `tracing` first). The default never fails.
+    #[inline(always)]
     fn try_term(
         &self,
         b1: &BodyView<'_>,
