@@ -21,7 +21,7 @@
 //!
 //! **Work consistency.** The law books the tangential force's work as `f . u_dot dt`
 //! (trapezoid over the step); the solver applies the force at `t` with the moments of
-//! [`contact_torques`]: the normal part at the contact point, the tangential part with the
+//! `contact_torques`: the normal part at the contact point, the tangential part with the
 //! branch vectors of step 2 taken at `t` (`r_i n` with `no_ratch`). The work the two forces
 //! of a step (at `t - dt` and `t`) do on the bodies with the mid-step velocities is then
 //! what the law booked, up to a second-order term in `dt`: the mid-step branch vectors and
@@ -32,7 +32,7 @@
 //! `no_ratch` (avoidGranularRatcheting) is kept: the branch vectors of the kinematics do
 //! not change with the overlap, so a cycle of normal loading and rotation leaves no
 //! tangential displacement; the tangential force acts with the same constant lever arms
-//! (see [`contact_torques`] for what that does to angular momentum).
+//! (see `contact_torques` for what that does to angular momentum).
 //!
 //! At onset (contact creation) the frame is built deterministically: local `x = n`, local
 //! `y = n x e_y` if `|n_y| < |n_z|`, else `n x e_z`, orthonormalised; `z = x x y`. The rates
