@@ -38,10 +38,11 @@ fn wall_drop(
     (sim_from_text(&scene, "wall_drop.ron").unwrap(), dt)
 }
 
-/// Result of one impact: (rebound / impact speed, duration of overlap).
-fn wall_impact(e: f64, attraction: bool, steps_per_contact: f64) -> (f64, f64) {
+/// Result of one impact: (rebound / impact speed, duration of overlap); `extra` further
+/// law parameters.
+fn wall_impact(e: f64, attraction: bool, steps_per_contact: f64, extra: &str) -> (f64, f64) {
     let (mut sim, _) = wall_drop(
-        &format!("restitution: {e}, attraction: {attraction}"),
+        &format!("restitution: {e}, attraction: {attraction}{extra}"),
         steps_per_contact,
         20.0,
     );
@@ -49,7 +50,8 @@ fn wall_impact(e: f64, attraction: bool, steps_per_contact: f64) -> (f64, f64) {
     (i.rebound, i.duration)
 }
 
-/// Restitution of the linear spring-dashpot when the force is clamped at zero: the sphere
+/// Restitution of the linear spring-dashpot with the classical damping ratio of `e`
+/// (`damping_from: Oscillator`) when the force is clamped at zero: the sphere
 /// leaves the force when `k x + c v = 0`, i.e. at `w_d t* = pi - atan(2 z sqrt(1-z^2) /
 /// (1 - 2 z^2))`, with speed `v(t*)`.
 fn clamped_restitution(e: f64) -> f64 {
@@ -67,20 +69,30 @@ fn clamped_restitution(e: f64) -> f64 {
 #[test]
 fn restitution_and_duration_against_closed_forms() {
     let m = mass();
-    println!("   e    | measured (pull) | e clamped | measured (no pull) | duration / closed form");
+    println!(
+        "   e    | measured (pull) | measured (no pull) | classical zeta: e clamped | measured \
+         | duration / closed form"
+    );
     for e in [0.1, 0.5, 0.9, 1.0] {
-        let (r_pull, dur) = wall_impact(e, true, 1000.0);
-        let (r_clamp, _) = wall_impact(e, false, 1000.0);
+        let (r_pull, dur) = wall_impact(e, true, 1000.0, "");
+        let (r_delivered, _) = wall_impact(e, false, 1000.0, "");
+        let (r_clamp, _) = wall_impact(e, false, 1000.0, ", damping_from: Oscillator");
         let l: f64 = e.ln();
         let zeta = -l / (l * l + PI * PI).sqrt();
         let eta = 2.0 * zeta * (m * KN).sqrt();
         let expected_duration = PI / (KN / m - (eta / (2.0 * m)).powi(2)).sqrt();
         let ec = clamped_restitution(e);
         println!(
-            "  {e:.1}   |   {r_pull:.6}      | {ec:.6}  |     {r_clamp:.6}       | {:.6}",
+            "  {e:.1}   |   {r_pull:.6}      |     {r_delivered:.6}       | {ec:.6}  | \
+             {r_clamp:.6} | {:.6}",
             dur / expected_duration
         );
         assert!((r_pull - e).abs() < 0.01 * e, "e = {e}: measured {r_pull}");
+        // Clamped, the default damping delivers the requested coefficient too.
+        assert!(
+            (r_delivered - e).abs() < 1e-3,
+            "e = {e}: clamped measured {r_delivered}"
+        );
         assert!(
             (r_clamp - ec).abs() < 0.01 * ec,
             "e = {e}: clamped measured {r_clamp} vs {ec}"

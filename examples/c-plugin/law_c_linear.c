@@ -1,9 +1,12 @@
 /* Law2_C_Linear: a contact law for dem written in C.
  *
  * The same law as examples/plugin-template (Rust): a linear normal spring-dashpot that
- * never pulls, and a Coulomb tangential spring. Build it with
+ * never pulls, and a Coulomb tangential spring. Build it from the dem checkout into a
+ * directory of your own (not into the checkout), e.g.
  *
- *     cc -shared -fPIC -O2 -I ../../include law_c_linear.c -o liblaw_c_linear.so
+ *     mkdir -p ~/dem-plugins
+ *     cc -shared -fPIC -O2 -std=c11 -I include examples/c-plugin/law_c_linear.c \
+ *        -o ~/dem-plugins/liblaw_c_linear.so -lm
  *
  * and load it like any plugin (scene `plugins: [...]`, --plugin, DEM_PLUGIN_PATH).
  * Parameters: kn (N/m, default 2 E* R*), kt_kn (-, default 0.25), restitution (-, in

@@ -187,7 +187,10 @@ impl LawTest {
         let material = |s: &MaterialSpec| {
             format!(
                 "(density: {:e}, young: {:e}, poisson: {:e}, friction: {:e})",
-                s.density, s.young, s.poisson, s.friction
+                s.density,
+                s.young(),
+                s.poisson,
+                s.friction
             )
         };
         let params = self.params.as_ref().map_or("()", |p| p.get_ron());

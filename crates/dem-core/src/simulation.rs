@@ -99,21 +99,14 @@ impl Simulation {
             .values()
             .map(|m| Material {
                 density: m.density,
-                young: m.young,
+                young: m.young(),
                 poisson: m.poisson,
                 friction: m.friction,
             })
             .collect();
         for (name, m) in &scene.materials {
-            if !(positive(m.density)
-                && positive(m.young)
-                && m.friction >= 0.0
-                && m.friction.is_finite())
-            {
-                return Err(scene.error(format!(
-                    "materials.{name}: density and young must be finite and > 0, friction finite and >= 0"
-                )));
-            }
+            m.check()
+                .map_err(|e| scene.error(format!("materials.{name}: {e}")))?;
         }
         let eps = scene.contacts.contact_eps;
         if !(eps.is_finite() && eps >= 0.0) {
@@ -124,6 +117,20 @@ impl Simulation {
         let mut particles = Particles::default();
         let boundaries = expand_bodies(&scene, &index, &mut particles)?;
         particles.shrink_to_fit();
+        // Only bodies the contacts cannot deform may be rigid: two rigid bodies would make
+        // an infinitely stiff contact.
+        for i in 0..particles.len() {
+            let m = particles.material[i] as usize;
+            if scene.materials[&names[m]].rigid && particles.shape[i].bounding_radius().is_some() {
+                return Err(scene.error(format!(
+                    "materials.{}: rigid: true is for walls and mesh facets only, but body {} \
+                     (a {}) uses it; give it a Young's modulus",
+                    names[m],
+                    i,
+                    particles.shape[i].kind().name()
+                )));
+            }
+        }
 
         // Shape-kind pairs and material pairs the broad phase can produce.
         let mut kinds = BTreeSet::new();

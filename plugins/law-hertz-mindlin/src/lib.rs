@@ -5,14 +5,17 @@
 //! `E*`, `G*` (Mindlin's combination), `R*` and `m*` (a wall: infinite radius and mass):
 //!
 //! - normal: `F_n = (4/3) E* sqrt(R*) delta^(3/2) - 2 sqrt(5/6) beta' sqrt(S_n m*) u_n_dot`,
-//!   `S_n = 2 E* sqrt(R* delta)`, `beta' = -ln e / sqrt(ln^2 e + pi^2)` (the damping ratio
-//!   of the restitution `e`); clamped at zero unless `attraction`; the clamped part is
-//!   booked as damping. Without clamping the achieved restitution is `e` (to 1e-7, at any
-//!   impact speed); with clamping it is higher (0.253 for 0.1, 0.550 for 0.5, 0.902 for
-//!   0.9: the exact values, from the dimensionless equation of motion, are in the test
-//!   suite).
+//!   `S_n = 2 E* sqrt(R* delta)`; clamped at zero unless `attraction`; the clamped part is
+//!   booked as damping. The damping ratio `beta'` is the one for which a normal impact
+//!   rebounds with exactly the requested restitution `e`, clamped or not: the rebound of
+//!   this force depends on `beta'` only (not on the impact speed or the pair), so
+//!   `beta'(e)` is found once, when the law is built, by a root solve on the dimensionless
+//!   equation of motion (`dem_api::sdk::parts::restitution`). `damping_from: Oscillator`
+//!   takes EDEM's `beta' = -ln e / sqrt(ln^2 e + pi^2)` instead: exact with attraction,
+//!   higher when clamped (0.253 for 0.1, 0.550 for 0.5, 0.902 for 0.9).
 //! - tangential: incremental spring of stiffness `S_t = 8 G* sqrt(R* delta)` in the contact
-//!   frame, Coulomb limit `mu F_n`; when `S_t` falls (unloading) the stored force is scaled
+//!   frame, Coulomb limit `mu F_n` with `F_n` the normal force the law returns (clamped,
+//!   so never negative; with `attraction`, 0 while it pulls); when `S_t` falls (unloading) the stored force is scaled
 //!   by `S_t / S_t,prev` (the "rescale" behaviour), so that unloading never returns more
 //!   energy than loading stored; slip and rescaling losses are booked as friction.
 //!   Tangential damping (unless `tangential_damping: false`), as EDEM:
@@ -25,8 +28,8 @@
 
 use dem_api::lane::Lane;
 use dem_api::sdk::parts::{
-    damping_ratio, effective_inertia, effective_shear, pair_friction, params, viscous_coefficient,
-    Dashpot, Hertz, NormalForce, Resistance, SpringSlider,
+    effective_inertia, effective_shear, pair_friction, params, viscous_coefficient, DampingForm,
+    DampingFrom, Dashpot, Hertz, NormalForce, Resistance, SpringSlider, ViscousRate,
 };
 use dem_api::sdk::{LaneInput, LaneLaw, LaneOutput, Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair};
@@ -38,6 +41,9 @@ use serde::{Deserialize, Serialize};
 pub struct Params {
     /// Requested normal coefficient of restitution in (0, 1]; absent: no damping.
     pub restitution: Option<f64>,
+    /// What `restitution` means: what the collision delivers (default), or EDEM's and
+    /// LIGGGHTS' damping ratio.
+    pub damping_from: DampingFrom,
     /// Coulomb coefficient; absent: the smaller of the two materials' friction.
     pub friction: Option<f64>,
     /// Let the damped normal force pull (no clamping at zero).
@@ -57,6 +63,7 @@ impl Default for Params {
     fn default() -> Self {
         Params {
             restitution: None,
+            damping_from: DampingFrom::Collision,
             friction: None,
             attraction: false,
             tangential_damping: true,
@@ -91,9 +98,10 @@ dem_api::slots! {
     }
 }
 
-// State slots: normal damping force, tangential spring and dashpot, rolling, twisting.
+// State slots: normal damping force, previous normal rate, tangential spring and dashpot, rolling, twisting.
 const N0: usize = 0;
-const T0: usize = N0 + NormalForce::SLOTS;
+const V0: usize = N0 + NormalForce::SLOTS;
+const T0: usize = V0 + ViscousRate::SLOTS;
 const D0: usize = T0 + SpringSlider::<2>::SLOTS;
 const R0: usize = D0 + Dashpot::<2>::SLOTS;
 const W0: usize = R0 + Resistance::slots(2);
@@ -109,6 +117,7 @@ impl Law for HertzMindlin {
         the ledger.";
     const PARAMS: &'static [Param] = &[
         params::RESTITUTION,
+        params::DAMPING_FROM,
         params::FRICTION,
         Param {
             name: "attraction",
@@ -133,7 +142,10 @@ impl Law for HertzMindlin {
     fn new(p: Params) -> Result<Self, String> {
         let zeta = match p.restitution {
             None => 0.0,
-            Some(e) if e > 0.0 && e <= 1.0 => damping_ratio(e),
+            Some(e) if e > 0.0 && e <= 1.0 => {
+                p.damping_from
+                    .damping_ratio(e, DampingForm::Hertz, p.attraction)
+            }
             Some(e) => return Err(format!("restitution must be in (0, 1], got {e}")),
         };
         if let Some(mu) = p.friction {
@@ -191,7 +203,19 @@ impl LaneLaw for HertzMindlin {
         let hertz = Hertz { kh: c.kh };
         let f_el = hertz.force(delta);
         let s_n = hertz.stiffness(delta);
-        let f_visc = -c.cd * s_n.sqrt() * g.u_dot[0];
+        let rate = if self.p.damping_from == DampingFrom::Collision {
+            ViscousRate::at_t(
+                g.new,
+                g.u[0],
+                g.u_dot[0],
+                dt,
+                DampingForm::Hertz,
+                &mut state[V0..T0],
+            )
+        } else {
+            g.u_dot[0]
+        };
+        let f_visc = -c.cd * s_n.sqrt() * rate;
         let (f_n, damping) = NormalForce::step(
             f_el,
             f_visc,
@@ -307,11 +331,16 @@ mod tests {
 
     #[test]
     fn glass_constants_and_forces() {
+        // EDEM's damping ratio and the L6Geom rate as they stand (the default acts with the
+        // rate at t: `ViscousRate`, tested in the SDK).
         let law = HertzMindlin::new(Params {
             restitution: Some(0.5),
+            damping_from: DampingFrom::Oscillator,
             ..Default::default()
         })
         .unwrap();
+        let l = 0.5f64.ln();
+        assert!((law.zeta - (-l / (l * l + std::f64::consts::PI.powi(2)).sqrt())).abs() < 1e-15);
         let inp = input(Vec3::new(-1e-4, 0.0, 0.0), Vec3::new(-1.0, 0.0, 0.0));
         let c = law.constants(&inp);
         // E* = 2.5e10, R* = 5e-3, G* = 2e10 / 3.6.
@@ -321,7 +350,7 @@ mod tests {
         let out = law.law(&inp, &c, &mut s);
         let f_el = c.kh * 1e-6;
         let s_n = 2.0 * 2.5e10 * (5e-3f64 * 1e-4).sqrt();
-        let zeta = damping_ratio(0.5);
+        let zeta = law.zeta;
         let f_d = 2.0 * (5.0f64 / 6.0).sqrt() * zeta * (s_n * 0.005).sqrt();
         assert!((out.force.x / (f_el + f_d) - 1.0).abs() < 1e-12);
         assert!((out.elastic / (0.4 * f_el * 1e-4) - 1.0).abs() < 1e-12);

@@ -4,15 +4,19 @@
 //!
 //! Normal: `F_n = -k_n u_n - eta u_n_dot`, with `k_n` the series combination of `2 E_i r_i`
 //! of both bodies (a wall contributes an infinite spring), or the fixed `kn` parameter;
-//! `eta = 2 zeta sqrt(m* k_n)`, `zeta = -ln e / sqrt(ln^2 e + pi^2)`, which gives the
-//! requested restitution `e` to a linear damped oscillator. Unless `attraction` is set,
-//! the total normal force is clamped at zero (no pull); the clamped part is booked as
-//! damping, so the ledger still closes. With clamping the effective restitution is
-//! slightly above `e` (closed form in the test suite).
+//! `eta = 2 zeta sqrt(m* k_n)`. Unless `attraction` is set, the total normal force is
+//! clamped at zero (no pull); the clamped part is booked as damping, so the ledger still
+//! closes. `zeta` is such that a normal impact rebounds with exactly the requested
+//! restitution `e` (closed form, `dem_api::sdk::parts::restitution`): clamped,
+//! `e = exp(-2 zeta acos(zeta) / sqrt(1 - zeta^2))` (e below exp(-2) needs `zeta > 1`);
+//! with attraction `e = exp(-pi zeta / sqrt(1 - zeta^2))`. `damping_from: Oscillator`
+//! takes the latter's `zeta` whatever the clamping (Yade's and LAMMPS' definition: clamped
+//! impacts then rebound faster, 0.550 for 0.5). The Coulomb limit is `mu` times the normal
+//! force the law returns (clamped, so never negative).
 //!
 //! Tangential: incremental spring `F_t -= k_t u_t_dot dt` in the contact frame (which L6Geom
 //! carries with the bodies), limited to `mu F_n`, `mu` the smaller friction of the two
-//! materials (or the `friction` parameter).
+//! materials (or the `friction` parameter), `F_n` the normal force the law returns.
 //!
 //! Rolling and twisting: the SDK's resistance models (`Off`, `Cdt(mu: ..)`,
 //! `Epsd(mu: ..)`) on the relative rotation rate.
@@ -38,8 +42,8 @@
 
 use dem_api::lane::Lane;
 use dem_api::sdk::parts::{
-    damping_ratio, effective_inertia, pair_friction, params, viscous_coefficient, Dashpot,
-    NormalForce, Resistance, SpringSlider,
+    effective_inertia, pair_friction, params, viscous_coefficient, DampingForm, DampingFrom,
+    Dashpot, NormalForce, Resistance, SpringSlider, ViscousRate,
 };
 use dem_api::sdk::{LaneInput, LaneLaw, LaneOutput, Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair};
@@ -58,6 +62,9 @@ pub struct Params {
     pub kt_kn: f64,
     /// Requested normal coefficient of restitution in (0, 1]; absent: no damping.
     pub restitution: Option<f64>,
+    /// What `restitution` means: what the collision delivers (default), or the classical
+    /// linear-oscillator damping ratio.
+    pub damping_from: DampingFrom,
     /// Coulomb coefficient; absent: the smaller of the two materials' friction.
     pub friction: Option<f64>,
     /// Let the damped normal force pull (no clamping at zero).
@@ -85,6 +92,7 @@ impl Default for Params {
             kn_per_area: None,
             kt_kn: 0.2,
             restitution: None,
+            damping_from: DampingFrom::Collision,
             friction: None,
             attraction: false,
             rolling: Resistance::Off,
@@ -150,9 +158,23 @@ impl LinearElPl {
     }
 }
 
-// State slots: normal damping force, tangential spring and dashpot, rolling, twisting.
+impl LinearElPl {
+    /// The normal rate the dashpot acts with: with a restitution the collision delivers,
+    /// the rate at `t` ([`ViscousRate`]); otherwise (`gamma_n`, or `damping_from:
+    /// Oscillator`, as LAMMPS and Yade do) `u_dot.x`, at `t - dt/2`.
+    fn viscous_rate<V: Lane>(&self, g: &LaneInput<V>, state: &mut [V]) -> V {
+        if self.p.restitution.is_some() && self.p.damping_from == DampingFrom::Collision {
+            ViscousRate::at_t(g.new, g.u[0], g.u_dot[0], g.dt, DampingForm::Linear, state)
+        } else {
+            g.u_dot[0]
+        }
+    }
+}
+
+// State slots: normal damping force, previous normal rate, tangential spring and dashpot, rolling, twisting.
 const N0: usize = 0;
-const T0: usize = N0 + NormalForce::SLOTS;
+const V0: usize = N0 + NormalForce::SLOTS;
+const T0: usize = V0 + ViscousRate::SLOTS;
 const D0: usize = T0 + SpringSlider::<2>::SLOTS;
 const R0: usize = D0 + Dashpot::<2>::SLOTS;
 const W0: usize = R0 + Resistance::slots(2);
@@ -184,6 +206,7 @@ impl Law for LinearElPl {
             doc: "tangential / normal stiffness ratio",
         },
         params::RESTITUTION,
+        params::DAMPING_FROM,
         params::FRICTION,
         Param {
             name: "attraction",
@@ -235,7 +258,19 @@ impl Law for LinearElPl {
         }
         let zeta = match p.restitution {
             None => 0.0,
-            Some(e) if e > 0.0 && e <= 1.0 => damping_ratio(e),
+            Some(e) if e > 0.0 && e <= 1.0 => {
+                if p.hertz_factor && p.damping_from == DampingFrom::Collision {
+                    return Err(
+                        "restitution with hertz_factor: the damping then grows like \
+                        sqrt(overlap) and the rebound depends on the impact speed, so no \
+                        damping delivers a given restitution; write damping_from: Oscillator \
+                        (LAMMPS' definition) or use gamma_n"
+                            .into(),
+                    );
+                }
+                p.damping_from
+                    .damping_ratio(e, DampingForm::Linear, p.attraction)
+            }
             Some(e) => return Err(format!("restitution must be in (0, 1], got {e}")),
         };
         for (name, g) in [("gamma_n", p.gamma_n), ("gamma_t", p.gamma_t)] {
@@ -339,9 +374,10 @@ impl LaneLaw for LinearElPl {
         } else {
             V::select(f_el.ne(zero), f_el * f_el / (V::splat(2.0) * kn), zero)
         };
+        let rate = self.viscous_rate(g, &mut state[V0..T0]);
         let (f_n, damping) = NormalForce::step(
             f_el,
-            -eta * g.u_dot[0],
+            -eta * rate,
             self.p.attraction,
             last,
             g.u_dot[0],

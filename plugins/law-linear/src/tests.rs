@@ -235,4 +235,15 @@ fn bad_parameters_are_refused() {
         ..Default::default()
     })
     .is_err());
+    // LAMMPS' Hertzian damping has no speed-independent restitution: only its own
+    // definition is accepted.
+    let hertzian = |damping_from| Params {
+        kn: Some(1e9),
+        hertz_factor: true,
+        restitution: Some(0.5),
+        damping_from,
+        ..Default::default()
+    };
+    assert!(LinearElPl::new(hertzian(DampingFrom::Collision)).is_err());
+    assert!(LinearElPl::new(hertzian(DampingFrom::Oscillator)).is_ok());
 }

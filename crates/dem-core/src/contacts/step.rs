@@ -563,10 +563,16 @@ fn run_law(
             hot(blocks::POINT + 2),
         );
         c.force = f;
-        c.torque = [
-            (point - p.pos[b1]).cross(&(-f)) - extra,
-            (point - p.pos[b2]).cross(&f) + extra,
-        ];
+        // The force's moments with the lever arms of the L6Geom kinematics.
+        let [t1, t2] = crate::l6geom::contact_torques(
+            &point,
+            &row(0),
+            [hot(blocks::LENS), hot(blocks::LENS + 1)],
+            [&p.pos[b1], &p.pos[b2]],
+            &f,
+            &cx.l6,
+        );
+        c.torque = [t1 - extra, t2 + extra];
         // Forces and energies of this term count `w_term` times; `out` keeps what the
         // ledger books (the law's own force stays in its local frame, unweighted).
         c.out = LawOutput {

@@ -7,7 +7,9 @@
 //!
 //! 1. bending rotation `o_r = n_prev x n`; mid-step normal `n_mid = (n_prev + n)/2`,
 //!    renormalised; twist rotation `o_t = n_mid (n_mid . (w1 + w2)/2) dt`;
-//! 2. branch vectors `b1 = r1 n`, `b2 = -r2 n` (`no_ratch`) or `b_i = c - x_i`;
+//! 2. branch vectors at mid-step, where the velocities are: `b1 = r1 n_mid`,
+//!    `b2 = -r2 n_mid` (`no_ratch`, finite radius) or `b_i = c_mid - x_i,mid`, with
+//!    `c_mid = (c_prev + c)/2` and `x_i,mid = x_i - v_i dt/2`;
 //! 3. relative velocity `v_r = (v2 + w2 x b2) - (v1 + w1 x b1)`, normal part removed;
 //! 4. rows 1 and 2 of `T` rotated by `-(row x o_r) - (row x o_t)`, row 0 set to `n`,
 //!    `T` re-orthonormalised; mid-step frame `T_mid = slerp(T_prev, T, 1/2)`;
@@ -17,9 +19,25 @@
 //!    `u += u_dot dt` for the tangential part, `u_x = gap` (direct);
 //!    `phi_dot = T_mid (w2 - w1)`, `phi += phi_dot dt`.
 //!
+//! **Work consistency.** The law books the tangential force's work as `f . u_dot dt`
+//! (trapezoid over the step); the solver applies the force at `t` with the moments of
+//! `contact_torques`: the normal part at the contact point, the tangential part with the
+//! branch vectors of step 2 taken at `t` (`r_i n` with `no_ratch`). The work the two forces
+//! of a step (at `t - dt` and `t`) do on the bodies with the mid-step velocities is then
+//! what the law booked, up to a second-order term in `dt`: the mid-step branch vectors and
+//! frame are the average of those the two forces act with. Branch vectors at `t` in the
+//! kinematics (as in Woo) leave a first-order error; the contact point `c - x_i` for the
+//! moment with `no_ratch`'s `r_i n` for the velocity (as in Woo and Yade) leave an error
+//! that does not shrink with `dt` at all (`tests/ledger_oblique.rs`). Yade's reason for
+//! `no_ratch` (avoidGranularRatcheting) is kept: the branch vectors of the kinematics do
+//! not change with the overlap, so a cycle of normal loading and rotation leaves no
+//! tangential displacement; the tangential force acts with the same constant lever arms
+//! (see `contact_torques` for what that does to angular momentum).
+//!
 //! At onset (contact creation) the frame is built deterministically: local `x = n`, local
 //! `y = n x e_y` if `|n_y| < |n_z|`, else `n x e_z`, orthonormalised; `z = x x y`. The rates
-//! at onset are evaluated directly from the body velocities (not left at zero).
+//! at onset are evaluated directly from the body velocities (not left at zero), with the
+//! branch vectors at `t`, those the contact's first force acts with.
 //!
 //! The step is written once, in [`update`], over a number type of [`dem_api::lane`]: `f64` for
 //! [`L6State::update`] (one contact), four lanes for the solver's pass over a chunk of
@@ -218,6 +236,49 @@ impl L6State {
         g.lens = self.lens;
         g.area = self.area;
     }
+}
+
+/// The moments about the two bodies' centres of a contact force `f` (global frame, the
+/// force on body 2; body 1 gets `-f`), N m: `[b1 x (-f), b2 x f]`.
+///
+/// They use the branch vectors the update used for the relative velocity `u_dot`, so that
+/// the work the force does on the bodies is the work the law books from `u_dot`. The part
+/// of `f` along the normal `n` acts at the contact point `point` (branch `point - x_i`):
+/// the normal rate is the rate of the gap, whose work-conjugate force acts there. The
+/// tangential part acts with the branch vectors of the kinematics: `point - x_i` as well,
+/// or with `no_ratch` `r1 n` and `-r2 n` (a body of infinite radius, a wall or a facet,
+/// keeps `point - x_i`). With `no_ratch` the two tangential forces then act at points a gap
+/// apart along `n` (`x1 + r1 n` and `x2 - r2 n`): the pair receives the couple
+/// `gap n x f_t` (zero when the surfaces just touch, of the order of the overlap over the
+/// radius times the tangential force's moment otherwise), the price of Yade's
+/// anti-ratcheting branch vectors, whose kinematics likewise see a tangential rate
+/// `gap w x n` in a rigid rotation `w` of an overlapping pair. Energy is exact; angular
+/// momentum changes by that couple. Without `no_ratch` both are exact.
+pub(crate) fn contact_torques(
+    point: &Vector3<f64>,
+    n: &Vector3<f64>,
+    lens: [f64; 2],
+    pos: [&Vector3<f64>; 2],
+    f: &Vector3<f64>,
+    opt: &L6Options,
+) -> [Vector3<f64>; 2] {
+    let arm = |i: usize| point - pos[i];
+    if !opt.no_ratch {
+        return [arm(0).cross(&(-f)), arm(1).cross(f)];
+    }
+    let f_n = n * n.dot(f);
+    let f_t = f - f_n;
+    let branch = |i: usize, sign: f64| {
+        if lens[i].is_finite() {
+            n * (sign * lens[i])
+        } else {
+            arm(i)
+        }
+    };
+    [
+        -(arm(0).cross(&f_n) + branch(0, 1.0).cross(&f_t)),
+        arm(1).cross(&f_n) + branch(1, -1.0).cross(&f_t),
+    ]
 }
 
 #[cfg(test)]

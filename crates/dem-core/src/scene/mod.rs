@@ -24,14 +24,64 @@ use std::path::{Path, PathBuf};
 pub struct MaterialSpec {
     /// kg/m^3.
     pub density: f64,
-    /// Young's modulus, Pa.
-    pub young: f64,
+    /// Young's modulus, Pa; required unless `rigid`, absent then.
+    #[serde(default)]
+    pub young: Option<f64>,
+    /// A rigid material (walls and mesh facets only): the laws see an infinite Young's
+    /// modulus, so that the pair's effective moduli are those of the other body alone.
+    #[serde(default)]
+    pub rigid: bool,
     /// Poisson's ratio.
     #[serde(default)]
     pub poisson: f64,
     /// Coulomb friction coefficient.
     #[serde(default)]
     pub friction: f64,
+}
+
+impl MaterialSpec {
+    /// The Young's modulus the laws see, Pa: `young`, or infinite for a rigid material
+    /// (NaN when neither is given; [`MaterialSpec::check`] refuses that).
+    pub fn young(&self) -> f64 {
+        if self.rigid {
+            f64::INFINITY
+        } else {
+            self.young.unwrap_or(f64::NAN)
+        }
+    }
+
+    /// Checks the fields on their own; the error names the field.
+    pub fn check(&self) -> Result<(), String> {
+        let positive = |x: f64| x > 0.0 && x.is_finite();
+        if !positive(self.density) {
+            return Err(format!(
+                "density must be finite and > 0, got {}",
+                self.density
+            ));
+        }
+        match (self.rigid, self.young) {
+            (true, Some(e)) => {
+                return Err(format!(
+                    "young ({e}) and rigid: true contradict: a rigid material has no Young's \
+                     modulus (the laws see an infinite one)"
+                ))
+            }
+            (false, None) => {
+                return Err("young is missing (or write rigid: true for a rigid wall)".into())
+            }
+            (false, Some(e)) if !positive(e) => {
+                return Err(format!("young must be finite and > 0, got {e}"))
+            }
+            _ => {}
+        }
+        if !(self.friction >= 0.0 && self.friction.is_finite()) {
+            return Err(format!(
+                "friction must be finite and >= 0, got {}",
+                self.friction
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A radius or a distribution of radii (m).

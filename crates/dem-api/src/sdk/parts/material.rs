@@ -62,13 +62,6 @@ pub fn viscous_coefficient(zeta: f64, m: f64, k: f64) -> f64 {
     }
 }
 
-/// Damping ratio `zeta = -ln e / sqrt(ln^2 e + pi^2)` that gives the coefficient of
-/// restitution `e` in (0, 1] to a linear damped oscillator (0 for `e = 1`).
-pub fn damping_ratio(e: f64) -> f64 {
-    let l = e.ln();
-    -l / (l * l + std::f64::consts::PI.powi(2)).sqrt()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,8 +87,5 @@ mod tests {
         assert_eq!(viscous_coefficient(0.0, f64::INFINITY, 1.0), 0.0);
         assert_eq!(viscous_coefficient(0.5, f64::INFINITY, 1.0), 0.0);
         assert_eq!(viscous_coefficient(0.5, 4.0, 1.0), 2.0);
-        // Restitution 1: no damping; e -> 0: critical damping.
-        assert_eq!(damping_ratio(1.0), 0.0);
-        assert!((damping_ratio(1e-300) - 1.0).abs() < 1e-4);
     }
 }

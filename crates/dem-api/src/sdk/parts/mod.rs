@@ -10,6 +10,8 @@
 //!   twisting springs), with the energy it stores and dissipates; [`dashpot`]: tangential
 //!   damping beside it;
 //! - [`params`]: documentation of parameters several laws share;
+//! - [`restitution`]: the damping ratio for which the collision delivers a requested
+//!   coefficient of restitution (clamped or not, linear or Hertz damping);
 //! - [`resistance`]: rolling and twisting resistance models any law can add (CDT, EPSD);
 //! - [`penalty_friction`]: Yamane-Nakamura penalty friction (anchor spring, smooth
 //!   dynamic friction).
@@ -26,17 +28,19 @@ pub mod normal;
 pub mod params;
 pub mod penalty_friction;
 pub mod resistance;
+pub mod restitution;
 pub mod spring;
 
 pub use dashpot::Dashpot;
 pub use hertz::Hertz;
 pub use material::{
-    damping_ratio, effective_inertia, effective_shear, effective_young, pair_friction,
-    sliding_mass, viscous_coefficient,
+    effective_inertia, effective_shear, effective_young, pair_friction, sliding_mass,
+    viscous_coefficient,
 };
-pub use normal::NormalForce;
+pub use normal::{NormalForce, ViscousRate};
 pub use penalty_friction::YamaneNakamura;
 pub use resistance::Resistance;
+pub use restitution::{damping_ratio, DampingForm, DampingFrom};
 pub use spring::{SpringOut, SpringSlider};
 
 use crate::lane::Lane;

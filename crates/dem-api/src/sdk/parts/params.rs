@@ -6,7 +6,17 @@ use crate::sdk::Param;
 pub const RESTITUTION: Param = Param {
     name: "restitution",
     unit: "-",
-    doc: "normal coefficient of restitution e in (0,1]; none = undamped",
+    doc: "normal coefficient of restitution e in (0,1] that a normal impact delivers \
+          (see damping_from); none = undamped",
+};
+
+/// `damping_from: DampingFrom`: what `restitution` means.
+pub const DAMPING_FROM: Param = Param {
+    name: "damping_from",
+    unit: "-",
+    doc: "Collision (default: the impact rebounds with e, clamped or not) | Oscillator \
+          (zeta = -ln e / sqrt(ln^2 e + pi^2) as Yade, LIGGGHTS, EDEM: a clamped impact \
+          rebounds faster)",
 };
 
 /// `friction: Option<f64>`: Coulomb coefficient, default from the materials.

@@ -30,6 +30,12 @@ pub struct SpringOut<const N: usize, V: Lane = f64> {
 /// the change of stored energy, so slip and rescaling are booked and the ledger closes.
 /// In a sticking step at constant `k` the dissipation is exactly zero.
 ///
+/// Zero stiffness (Hertz-Mindlin's `S_t = 8 G* sqrt(R* delta)` at zero overlap): the spring
+/// holds no force. A stored force is rescaled by `0 / k_prev`, i.e. dropped, its stored
+/// energy booked as dissipated; while `k` stays 0 the force stays 0 (the stored energy of
+/// a zero-stiffness spring counts as 0, never `f^2 / 0`), and when `k` becomes positive the
+/// spring starts again from zero force.
+///
 /// State: `N + 1` slots, `[f_1 .. f_N, k_prev]`.
 pub struct SpringSlider<const N: usize>;
 
@@ -122,5 +128,21 @@ mod tests {
         // Loading again keeps the force.
         let out = SpringSlider::<1>::step(80.0, [0.0], 1e-3, 10.0, &mut s);
         assert_eq!(out.force, [1.0]);
+    }
+
+    #[test]
+    fn zero_stiffness_holds_no_force() {
+        let mut s = [0.0; 2];
+        let out = SpringSlider::<1>::step(100.0, [1.0], 1e-2, 10.0, &mut s);
+        assert_eq!(out.force, [-1.0]);
+        // The stiffness drops to zero: the force is released, its energy dissipated.
+        let out = SpringSlider::<1>::step(0.0, [1.0], 1e-2, 10.0, &mut s);
+        assert_eq!(out.force, [0.0]);
+        assert_eq!(out.elastic, 0.0);
+        // Work absorbed -(-1 + 0)/2 * 1 * 1e-2 plus the released 1/200.
+        assert!((out.dissipated - (0.005 + 0.005)).abs() < 1e-15);
+        // Still zero: nothing accumulates, nothing is booked.
+        let out = SpringSlider::<1>::step(0.0, [1.0], 1e-2, 10.0, &mut s);
+        assert_eq!((out.force, out.elastic, out.dissipated), ([0.0], 0.0, 0.0));
     }
 }
