@@ -162,6 +162,7 @@ impl LinearElPl {
     /// The normal rate the dashpot acts with: with a restitution the collision delivers,
     /// the rate at `t` ([`ViscousRate`]); otherwise (`gamma_n`, or `damping_from:
     /// Oscillator`, as LAMMPS and Yade do) `u_dot.x`, at `t - dt/2`.
+    #[inline(always)]
     fn viscous_rate<V: Lane>(&self, g: &LaneInput<V>, state: &mut [V]) -> V {
         if self.p.restitution.is_some() && self.p.damping_from == DampingFrom::Collision {
             ViscousRate::at_t(g.new, g.u[0], g.u_dot[0], g.dt, DampingForm::Linear, state)

@@ -71,6 +71,7 @@ impl ViscousRate {
     /// The rate (m/s) for the viscous force at `t`: `new` marks a contact's first step,
     /// `gap` is `u.x` (m), `rate` is `u_dot.x` (m/s), `form` the growth of the viscous
     /// force with the overlap.
+    #[inline(always)]
     pub fn at_t<V: Lane>(
         new: V::Mask,
         gap: V,
