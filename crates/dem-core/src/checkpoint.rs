@@ -3,7 +3,7 @@
 //!
 //! A checkpoint holds the scene text, the plugins (name and version) that served its
 //! functors, the step and time, every particle, the broad-phase list (its next rebuild must
-//! come at the same step), the live contacts with their L6Geom, onset data and law state, the
+//! come at the same step), the contacts (those that ended in the last step too) with their L6Geom, onset data and law state, the
 //! energy ledger, and opaque data of the front end (the CLI keeps its energy history and run
 //! statistics there). There is no random generator state to keep: random fills are expanded
 //! once from their seed, and the particles are stored whole.
@@ -42,8 +42,10 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// (facets saved by mesh, mesh loads in the run record). 3: contact terms (a contact is
 /// keyed by its term as well as its pair). 4: the L6Geom state without the shifted
 /// origins `u0`, `phi0` (always zero). 5: the particles in storage order with the scene
-/// id of each (Morton reordering) and each contact's body roles (`swap`).
-pub const FORMAT_VERSION: u32 = 5;
+/// id of each (Morton reordering) and each contact's body roles (`swap`). 6: the contacts
+/// that ended in the last step too (where the next step removes them decides the order
+/// of the others).
+pub const FORMAT_VERSION: u32 = 6;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -217,7 +219,10 @@ impl Checkpoint {
 
     /// Number of live contacts held.
     pub fn contact_count(&self) -> usize {
-        self.contacts.len()
+        self.contacts
+            .iter()
+            .filter(|c| c.end == crate::contacts::SavedEnd::Live)
+            .count()
     }
 
     /// Encoded size of each part, bytes: `particles` (with their scene ids), `verlet`
