@@ -7,6 +7,7 @@ mod inspect;
 mod law_test;
 mod memory;
 mod output;
+mod ownership;
 mod plot;
 mod progress;
 mod record;
@@ -51,6 +52,10 @@ enum Command {
         checkpoint: PathBuf,
         #[command(flatten)]
         opts: RunArgs,
+        /// Write into an output directory that holds another run's outputs, removing them
+        /// first (without it such a directory is refused).
+        #[arg(long)]
+        force: bool,
     },
     /// Load and validate a scene without running it.
     Check {
@@ -201,13 +206,23 @@ fn run(scene_path: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode,
     let outcome = in_pool(opts.threads, || {
         let sim = Simulation::new(scene, &plugins)?;
         announce(&sim, scene_path);
-        session::drive(sim, &plugins, RunRecord::default(), &options)
+        let record = RunRecord {
+            id: ownership::new_id(),
+            ..RunRecord::default()
+        };
+        session::drive(sim, &plugins, record, &options)
     })??;
     Ok(finish(outcome))
 }
 
-fn resume(file: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode, DemError> {
+fn resume(
+    file: &Path,
+    opts: &RunArgs,
+    force: bool,
+    extra: &[PathBuf],
+) -> Result<ExitCode, DemError> {
     let ck = Checkpoint::read(file)?;
+    note_scene_file(&ck);
     let scene = ck.scene()?;
     let plugins = load_plugins(extra, Some(&scene))?;
     let mut record = session::record_of(&ck, file)?;
@@ -217,6 +232,7 @@ fn resume(file: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode, De
             .unwrap_or(Path::new("."))
             .to_path_buf()
     });
+    ownership::claim_for_resume(&dir, &record.id, file, force)?;
     let options = opts.options(dir);
     let outcome = in_pool(opts.threads, || {
         let sim = ck.restore(scene, &plugins, file)?;
@@ -231,6 +247,24 @@ fn resume(file: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode, De
         session::drive(sim, &plugins, record, &options)
     })??;
     Ok(finish(outcome))
+}
+
+/// A resumed run goes on with the scene saved in its checkpoint: says so when the scene
+/// file was edited or removed since.
+fn note_scene_file(ck: &Checkpoint) {
+    let origin = &ck.scene_origin;
+    match std::fs::read_to_string(origin) {
+        Ok(text) if text == ck.scene_text => {}
+        Ok(_) => tracing::warn!(
+            "{}: edited since the run started; the run goes on with the scene saved in its \
+             checkpoint (start a new run to use the edited scene)",
+            origin.display()
+        ),
+        Err(_) => tracing::info!(
+            "{}: gone; the run goes on with the scene saved in its checkpoint",
+            origin.display()
+        ),
+    }
 }
 
 fn announce(sim: &Simulation, scene_path: &Path) {
@@ -295,9 +329,13 @@ fn main() -> ExitCode {
             session::handle_interrupts();
             run(scene, opts, &cli.plugin)
         }
-        Command::Resume { checkpoint, opts } => {
+        Command::Resume {
+            checkpoint,
+            opts,
+            force,
+        } => {
             session::handle_interrupts();
-            resume(checkpoint, opts, &cli.plugin)
+            resume(checkpoint, opts, *force, &cli.plugin)
         }
         Command::Check { scene } => check(scene, &cli.plugin).map(|()| ExitCode::SUCCESS),
         Command::Plugins { json } => plugins(&cli.plugin, *json).map(|()| ExitCode::SUCCESS),

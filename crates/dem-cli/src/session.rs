@@ -94,6 +94,7 @@ pub fn drive(
 ) -> Result<Outcome, DemError> {
     let dir = &opts.dir;
     std::fs::create_dir_all(dir).map_err(io(dir))?;
+    crate::ownership::write_id(dir, &record.id)?;
     let csv = dir.join("energy.csv");
     let checkpoint = dir.join(CHECKPOINT);
     let every = sim.scene.output.every.max(1);

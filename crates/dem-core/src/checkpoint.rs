@@ -1,12 +1,15 @@
 //! Checkpoints: the whole state of a run between two steps, so that a resumed run is
 //! bitwise identical to the uninterrupted one.
 //!
-//! A checkpoint holds the scene text, the plugins (name and version) that served its
-//! functors, the step and time, every particle, the broad-phase list (its next rebuild must
-//! come at the same step), the contacts (those that ended in the last step too) with their L6Geom, onset data and law state, the
-//! energy ledger, and opaque data of the front end (the CLI keeps its energy history and run
-//! statistics there). There is no random generator state to keep: random fills are expanded
-//! once from their seed, and the particles are stored whole.
+//! A checkpoint holds the scene text (a resumed run goes on with this copy, whatever
+//! became of the scene file), a digest of each file the scene reads (meshes, CSV imports:
+//! read again on resume, and refused changed), the plugins (name and version) that served
+//! its functors, the step and time, every particle, the broad-phase list (its next rebuild
+//! must come at the same step), the contacts (those that ended in the last step too) with
+//! their L6Geom, onset data and law state, the energy ledger, and opaque data of the front
+//! end (the CLI keeps its energy history, run statistics and run id there). There is no
+//! random generator state to keep: random fills are expanded once from their seed, and the
+//! particles are stored whole.
 //!
 //! File layout (little endian):
 //!
@@ -29,7 +32,7 @@ use crate::error::DemError;
 use crate::particles::{Dofs, Particles, Shape};
 use crate::plugins::PluginSet;
 use crate::reorder::ParticleOrder;
-use crate::scene::Scene;
+use crate::scene::{InputFile, Scene};
 use crate::simulation::Simulation;
 use dem_api::{SphereShape, Vec3, WallShape};
 use nalgebra::{UnitQuaternion, Vector3};
@@ -97,6 +100,9 @@ pub struct Checkpoint {
     pub scene_text: String,
     /// The scene file's path when the run started (anchors its relative plugin paths).
     pub scene_origin: PathBuf,
+    /// The files the scene reads (meshes, CSV imports) and their digests when the run
+    /// started: a resumed run reads them again, and refuses them changed.
+    pub inputs: Vec<InputFile>,
     /// Plugins of the geometry functors then of the laws, in dispatch order.
     pub plugins: Vec<PluginStamp>,
     /// Geometry functor names in dispatch order.
@@ -172,6 +178,7 @@ impl Checkpoint {
         Checkpoint {
             scene_text: sim.scene.text.clone(),
             scene_origin: origin.canonicalize().unwrap_or_else(|_| origin.clone()),
+            inputs: sim.scene.inputs.clone(),
             plugins: stamps,
             geoms: d.geoms.iter().map(|g| g.name.clone()).collect(),
             laws: d.laws.iter().map(|l| l.name.clone()).collect(),
@@ -379,6 +386,33 @@ impl Checkpoint {
         Ok(())
     }
 
+    /// Refuses a scene whose input files (meshes, CSV imports: `scene`, parsed again from
+    /// the saved text, hashed them as they are now) differ from those the run started
+    /// with.
+    pub fn check_inputs(&self, scene: &Scene, path: &Path) -> Result<(), DemError> {
+        for (then, now) in self.inputs.iter().zip(&scene.inputs) {
+            if then.digest.is_some() && now.digest.is_some() && then.digest != now.digest {
+                let dir = scene.origin.parent().unwrap_or(Path::new("."));
+                return Err(failure(
+                    path,
+                    format!(
+                        "{} ({} of the scene) changed since the run started: a resumed run \
+                         would not continue the same trajectory",
+                        dir.join(&now.file).display(),
+                        now.field
+                    ),
+                ));
+            }
+        }
+        if self.inputs.len() != scene.inputs.len() {
+            return Err(failure(
+                path,
+                "the scene's input files differ from the run's",
+            ));
+        }
+        Ok(())
+    }
+
     /// The simulation this checkpoint holds, built from `scene` (from [`Checkpoint::scene`])
     /// with `plugins`; `path` names the checkpoint in errors.
     pub fn restore(
@@ -388,6 +422,7 @@ impl Checkpoint {
         path: &Path,
     ) -> Result<Simulation, DemError> {
         self.check_plugins(plugins, path)?;
+        self.check_inputs(&scene, path)?;
         let mut sim = Simulation::new(scene, plugins)?;
         let geoms: Vec<&String> = sim.dispatch.geoms.iter().map(|g| &g.name).collect();
         let laws: Vec<&String> = sim.dispatch.laws.iter().map(|l| &l.name).collect();
