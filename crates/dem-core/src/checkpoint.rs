@@ -6,10 +6,10 @@
 //! read again on resume, and refused changed), the plugins (name and version) that served
 //! its functors, the step and time, every particle, the broad-phase list (its next rebuild
 //! must come at the same step), the contacts (those that ended in the last step too) with
-//! their L6Geom, onset data and law state, the energy ledger, and opaque data of the front
-//! end (the CLI keeps its energy history, run statistics and run id there). There is no
-//! random generator state to keep: random fills are expanded once from their seed, and the
-//! particles are stored whole.
+//! their L6Geom, onset data and law state, the energy ledger and the energy-growth guard's
+//! reference, and opaque data of the front end (the CLI keeps its energy history, run
+//! statistics and run id there). There is no random generator state to keep: random fills
+//! are expanded once from their seed, and the particles are stored whole.
 //!
 //! File layout (little endian):
 //!
@@ -29,6 +29,7 @@ use crate::broadphase::VerletList;
 use crate::contacts::{Contacts, SavedContact};
 use crate::energy::Ledger;
 use crate::error::DemError;
+use crate::guards::EnergyReference;
 use crate::particles::{Dofs, Particles, Shape};
 use crate::plugins::PluginSet;
 use crate::reorder::ParticleOrder;
@@ -119,6 +120,8 @@ pub struct Checkpoint {
     pub dt: f64,
     /// Energy ledger.
     pub ledger: Ledger,
+    /// The energy-growth guard's reference (see [`crate::guards`]).
+    pub energy_reference: Option<EnergyReference>,
     particles: SavedParticles,
     /// Scene id of the particle at each storage index (empty: scene order).
     order: Vec<u32>,
@@ -187,6 +190,7 @@ impl Checkpoint {
             end_step: sim.end_step,
             dt: sim.dt(),
             ledger: sim.ledger,
+            energy_reference: sim.energy_reference,
             particles: SavedParticles {
                 pos: p.pos.clone(),
                 vel: p.vel.clone(),
@@ -549,6 +553,7 @@ impl Checkpoint {
         sim.end_step = self.end_step;
         sim.integrator.dt = self.dt;
         sim.ledger = self.ledger;
+        sim.energy_reference = self.energy_reference;
         Ok(sim)
     }
 }

@@ -81,7 +81,9 @@ pub fn expand_bodies(
 ) -> Result<Boundaries, DemError> {
     let mut out = Boundaries::default();
     let mats: Vec<_> = scene.materials.values().collect();
+    let mut spans = Vec::with_capacity(scene.bodies.len());
     for (k, spec) in scene.bodies.iter().enumerate() {
+        let start = p.len();
         let vectors: Vec<[f64; 3]> = match spec {
             BodySpec::Sphere {
                 center,
@@ -179,9 +181,12 @@ pub fn expand_bodies(
             } => {
                 positive("radius", *radius)?;
                 positive("spacing", *spacing)?;
-                if *velocity_spread < 0.0 {
+                // The random part is drawn from [-spread, spread]: its width must be finite.
+                if !(*velocity_spread >= 0.0 && (2.0 * velocity_spread).is_finite()) {
                     return Err(scene.error(format!(
-                        "bodies[{k}].velocity_spread: must be >= 0, got {velocity_spread}"
+                        "bodies[{k}].velocity_spread: must be >= 0 and at most {:e} m/s (half \
+                         the largest float), got {velocity_spread:e}",
+                        f64::MAX / 2.0
                     )));
                 }
                 let m = mat(material)?;
@@ -345,6 +350,15 @@ pub fn expand_bodies(
             }
             BodySpec::Box { min, max, material } => {
                 let m = mat(material)?;
+                if let Some(axis) = (0..3).find(|&i| min[i] >= max[i]) {
+                    return Err(scene.error(format!(
+                        "bodies[{k}]: Box max must exceed min on every axis; on {} min is {} \
+                         and max {}",
+                        ["x", "y", "z"][axis],
+                        min[axis],
+                        max[axis]
+                    )));
+                }
                 for axis in 0..3 {
                     let n = Vector3::ith(axis, 1.0);
                     add_wall(p, v(*min), n, 1, m, Vector3::zeros());
@@ -352,6 +366,8 @@ pub fn expand_bodies(
                 }
             }
         }
+        spans.push(start..p.len());
     }
+    super::placement::check_sides(scene, p, &spans)?;
     Ok(out)
 }

@@ -5,6 +5,7 @@ pub mod csv;
 mod generators;
 pub mod geometric_epsilon;
 mod mesh_body;
+mod placement;
 mod polyhedra;
 mod settings;
 
