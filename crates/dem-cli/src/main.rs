@@ -177,11 +177,29 @@ fn in_pool<T>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T,
 where
     T: Send,
 {
+    check_threads(threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()
         .map_err(|e| DemError::Scene(format!("cannot start worker threads: {e}")))?;
     Ok(pool.install(f))
+}
+
+/// Refuses a thread count of 0, or beyond 4 threads per core (at least 64): more threads
+/// than cores only slow a run, and each costs a stack.
+fn check_threads(threads: Option<usize>) -> Result<(), DemError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let most = (4 * cores).max(64);
+    match threads {
+        Some(0) => Err(DemError::Scene(
+            "--threads 0: a run needs at least 1 thread (leave it out for one per core)".into(),
+        )),
+        Some(n) if n > most => Err(DemError::Scene(format!(
+            "--threads {n}: more than {most} (4 per core, at least 64; this machine has \
+             {cores} cores): more threads than cores only slow a run"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn finish(outcome: Outcome) -> ExitCode {
@@ -316,6 +334,15 @@ fn plugins(extra: &[PathBuf], json: bool) -> Result<(), DemError> {
 fn main() -> ExitCode {
     memory::keep_large_buffers_mapped();
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Run { .. } | Command::Resume { .. }) {
+        // A reader that went away (`dem check scene.ron | head -1`) ends the command
+        // quietly, as it ends Unix tools, instead of a panic in `println!`. A run goes on
+        // (its results are files): its progress and summary ignore a closed stdout.
+        // SAFETY: setting a signal's disposition to its default, before any thread starts.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let quiet = matches!(&cli.command, Command::Run { opts, .. } | Command::Resume { opts, .. } if opts.mode() != Mode::Bar);
     let default = if quiet { "warn" } else { "info" };
     let filter =
@@ -365,7 +392,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            progress::say(format_args!("error: {e}"));
             ExitCode::FAILURE
         }
     }

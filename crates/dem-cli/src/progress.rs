@@ -88,5 +88,17 @@ impl Progress {
 
 /// Prints one JSON line on stdout.
 pub fn emit(v: &Value) {
-    println!("{v}");
+    print(format_args!("{v}"));
+}
+
+/// A line on stdout; a closed stdout (the reader went away) is ignored: the run goes on.
+pub fn print(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
+/// A line on stderr; a closed stderr is ignored.
+pub fn say(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

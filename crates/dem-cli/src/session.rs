@@ -19,13 +19,17 @@ use std::time::Instant;
 pub const CHECKPOINT: &str = "checkpoint.ckpt";
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Is a session stepping (so that a signal can be answered with a checkpoint)?
+static STEPPING: AtomicBool = AtomicBool::new(false);
 
 /// Installs the signal handler: the first SIGINT, SIGTERM or SIGHUP asks the running
 /// session to checkpoint and stop; a second one exits at once (the last complete
-/// checkpoint stays intact).
+/// checkpoint stays intact). Before the session steps (reading the scene or checkpoint,
+/// building the simulation) and after, there is no new state to save: a signal exits at
+/// once, with status 130 as well.
 pub fn handle_interrupts() {
     let handler = || {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) || !STEPPING.load(Ordering::SeqCst) {
             std::process::exit(130);
         }
     };
@@ -101,6 +105,8 @@ pub fn drive(
     let progress = Progress::start(opts.mode, sim.step, sim.end_step);
     let (start, first_step, wall_before) = (Instant::now(), sim.step, record.wall);
     let mut checkpoints = 0;
+    // From here a signal is answered with a checkpoint at the end of the step.
+    STEPPING.store(true, Ordering::SeqCst);
     while sim.step < sim.end_step {
         let t = sim.time;
         if opts.checkpoint_every.is_some() {
@@ -151,6 +157,7 @@ pub fn drive(
             return Ok(Outcome::Interrupted);
         }
     }
+    STEPPING.store(false, Ordering::SeqCst);
     progress.finish();
     let particles = write_particles(dir, &sim).map_err(io(dir))?;
     let png = dir.join("energy.png");
@@ -189,11 +196,11 @@ fn report_interrupt(mode: Mode, step: u64, checkpoint: &Path) {
             "step": step,
             "checkpoint": checkpoint.display().to_string(),
         })),
-        _ => eprintln!(
+        _ => crate::progress::say(format_args!(
             "interrupted at step {step}: checkpoint written to {}\nresume with: dem resume {}",
             checkpoint.display(),
             checkpoint.display()
-        ),
+        )),
     }
 }
 

@@ -340,10 +340,15 @@ impl Checkpoint {
 
     /// Reads and decodes a checkpoint file.
     pub fn read(path: &Path) -> Result<Checkpoint, DemError> {
-        let bytes = std::fs::read(path).map_err(|source| DemError::Io {
+        let io = |source| DemError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        // A device or a pipe (`/dev/urandom`, `/dev/zero`) would be read without end.
+        if !std::fs::metadata(path).map_err(io)?.is_file() {
+            return Err(failure(path, "not a dem checkpoint (not a regular file)"));
+        }
+        let bytes = std::fs::read(path).map_err(io)?;
         Checkpoint::from_bytes(&bytes, path)
     }
 

@@ -211,9 +211,22 @@ impl Simulation {
             }
         };
         let end_step = match scene.duration {
+            Duration::Steps(0) => {
+                return Err(scene.error("duration: Steps(0): a run needs at least one step"))
+            }
             Duration::Steps(n) => n,
+            Duration::Time(t) if !positive(t) => {
+                return Err(scene.error(format!(
+                    "duration: Time({t}) must be positive and finite, s"
+                )))
+            }
             Duration::Time(t) => (t / dt).ceil() as u64,
         };
+        if scene.output.every == 0 {
+            return Err(
+                scene.error("output.every: must be at least 1 (steps between two outputs), got 0")
+            );
+        }
         let g = scene.gravity;
         let integrator = Integrator {
             gravity: Vector3::new(g[0], g[1], g[2]),
