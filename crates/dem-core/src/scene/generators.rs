@@ -226,7 +226,15 @@ pub fn expand_bodies(
                 let m = mat(material)?;
                 let base = scene.origin.parent().unwrap_or(std::path::Path::new("."));
                 let path = base.join(file);
-                for (row, s) in super::csv::read(&path)?.into_iter().enumerate() {
+                let spheres = super::csv::read(&path)?;
+                if spheres.is_empty() {
+                    return Err(scene.error(format!(
+                        "bodies[{k}].file: {} holds no sphere (a header without rows, or \
+                         rows of other kinds only)",
+                        path.display()
+                    )));
+                }
+                for (row, s) in spheres.into_iter().enumerate() {
                     let r = s.radius.or(*radius).ok_or_else(|| {
                         scene.error(format!(
                             "bodies[{k}]: {} has no `radius` column and the body gives no \
