@@ -181,17 +181,39 @@ fn corrupted_checkpoints_are_refused() {
 #[test]
 fn other_format_versions_are_refused() {
     let mut bytes = checkpoint_bytes();
+    // Written by another dem (a version string of the same length) in a newer format.
+    let ours = env!("CARGO_PKG_VERSION");
+    let other = "9".repeat(ours.len());
+    assert_eq!(&bytes[13..13 + ours.len()], ours.as_bytes());
+    bytes[13..13 + ours.len()].copy_from_slice(other.as_bytes());
     bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
     let e = error(&bytes);
     let want = format!(
-        "checkpoint format version {} (written by dem {})",
+        "checkpoint format version {} (written by dem {other})",
         FORMAT_VERSION + 1,
-        env!("CARGO_PKG_VERSION")
     );
     assert!(
         e.contains(&want) && e.contains(&format!("reads format version {FORMAT_VERSION} only")),
         "{e}"
     );
+}
+
+#[test]
+fn a_corrupted_version_field_is_called_corrupted() {
+    let bytes = checkpoint_bytes();
+    // A flipped byte of the version (outside the checksum): 6 becomes 55814; or a newer
+    // version than this dem's own version writes.
+    for version in [FORMAT_VERSION | 0xda00, FORMAT_VERSION + 1] {
+        let mut bad = bytes.clone();
+        bad[8..12].copy_from_slice(&version.to_le_bytes());
+        let e = error(&bad);
+        assert!(
+            e.contains(&format!(
+                "corrupted checkpoint: its header gives format version {version}, which no dem writes"
+            )),
+            "{e}"
+        );
+    }
 }
 
 #[test]

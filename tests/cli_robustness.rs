@@ -157,3 +157,48 @@ fn a_signal_during_the_set_up_ends_the_run_at_once() {
     // Stopped before its first step: nothing was run, nothing to save.
     assert!(!out.join("energy.csv").exists() && !out.join("checkpoint.ckpt").exists());
 }
+
+#[test]
+fn write_errors_name_the_file_and_stale_temporaries_are_removed() {
+    let path = bounce_with("write-error", "duration: Time(1.0)", "duration: Steps(300)");
+    let out = path.parent().unwrap().join("out");
+    // A directory where the first VTK frame goes: its write fails (as on a full disk).
+    let frame = out.join("particles_000000001.vtu");
+    std::fs::create_dir_all(&frame).unwrap();
+    // What a checkpoint write killed midway leaves.
+    let tmp = out.join(".checkpoint.ckpt.tmp");
+    std::fs::write(&tmp, b"half a checkpoint").unwrap();
+    let e = refused(&dem(&["run", s(&path), "--out", s(&out), "--quiet"]));
+    assert!(e.contains(&format!("error: {}: ", s(&frame))), "{e}");
+    assert!(!tmp.exists(), "the stale temporary file is removed");
+}
+
+#[test]
+fn a_checkpoint_that_cannot_be_written_says_what_is_kept() {
+    let path = bounce_with("ckpt-error", "duration: Time(1.0)", "duration: Steps(300)");
+    let out = path.parent().unwrap().join("out");
+    ok(&dem(&[
+        "run",
+        s(&path),
+        "--out",
+        s(&out),
+        "--checkpoint-every",
+        "100",
+        "--quiet",
+    ]));
+    // Its temporary file cannot be created now (as on a full disk).
+    std::fs::create_dir_all(out.join(".checkpoint.ckpt.tmp")).unwrap();
+    let ckpt = out.join("checkpoint.ckpt");
+    let e = refused(&dem(&[
+        "resume",
+        s(&ckpt),
+        "--checkpoint-every",
+        "50",
+        "--quiet",
+    ]));
+    assert!(
+        e.contains("cannot write the checkpoint of step 250")
+            && e.contains("the previous checkpoint (step 200) is kept whole"),
+        "{e}"
+    );
+}

@@ -79,7 +79,21 @@ fn save(
 ) -> Result<(), DemError> {
     let extra = postcard::to_stdvec(record).expect("a run record always encodes");
     let bytes = Checkpoint::capture(sim, plugins, extra).to_bytes();
-    write_durable(path, &bytes).map_err(io(path))?;
+    write_durable(path, &bytes).map_err(|e| {
+        // The previous checkpoint is replaced only by a complete one: it is still there.
+        let previous = match Checkpoint::read(path) {
+            Ok(ck) => format!("the previous checkpoint (step {}) is kept whole", ck.step),
+            Err(_) => "there is no previous checkpoint".to_string(),
+        };
+        DemError::Checkpoint {
+            path: path.to_path_buf(),
+            reason: format!(
+                "cannot write the checkpoint of step {}: {e}; {previous}: the steps since \
+                 are lost",
+                sim.step
+            ),
+        }
+    })?;
     tracing::debug!(
         "checkpoint at step {}: {} ({} bytes)",
         sim.step,
@@ -101,6 +115,7 @@ pub fn drive(
     crate::ownership::write_id(dir, &record.id)?;
     let csv = dir.join("energy.csv");
     let checkpoint = dir.join(CHECKPOINT);
+    remove_stale_temporary(&checkpoint);
     let every = sim.scene.output.every.max(1);
     let progress = Progress::start(opts.mode, sim.step, sim.end_step);
     let (start, first_step, wall_before) = (Instant::now(), sim.step, record.wall);
@@ -137,7 +152,7 @@ pub fn drive(
                 write_atomic(&path, meshes_csv(&record.meshes).as_bytes()).map_err(io(&path))?;
             }
             record.frames.push((sim.step, sim.time));
-            write_vtk(dir, &sim, &record.frames).map_err(io(dir))?;
+            write_vtk(dir, &sim, &record.frames)?;
             let rate = (sim.step - first_step) as f64 / start.elapsed().as_secs_f64();
             let (contacts, total) = (sim.contacts.active(), sim.ledger.total());
             progress.report(sim.step, sim.end_step, sim.time, contacts, total, rate);
@@ -159,7 +174,7 @@ pub fn drive(
     }
     STEPPING.store(false, Ordering::SeqCst);
     progress.finish();
-    let particles = write_particles(dir, &sim).map_err(io(dir))?;
+    let particles = write_particles(dir, &sim)?;
     let png = dir.join("energy.png");
     if let Err(e) = crate::plot::energy_png(&png, &record.energy) {
         tracing::warn!("cannot draw the energy plot: {e}");
@@ -177,6 +192,24 @@ pub fn drive(
     let files = files_written(dir, &record, &particles, &png, &streams, checkpoints > 0);
     crate::summary::print(opts.mode, &sim, &record, &session, dir, &files);
     Ok(Outcome::Done)
+}
+
+/// Removes the temporary file a checkpoint write killed midway left beside `checkpoint`
+/// (the checkpoint itself is whole: it is replaced only once its successor is complete).
+fn remove_stale_temporary(checkpoint: &Path) {
+    let name = checkpoint
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().to_string());
+    let tmp = checkpoint.with_file_name(format!(".{name}.tmp"));
+    if tmp.is_file() {
+        match std::fs::remove_file(&tmp) {
+            Ok(()) => tracing::info!(
+                "{}: removed, left by a checkpoint write that was killed",
+                tmp.display()
+            ),
+            Err(e) => tracing::warn!("{}: cannot remove: {e}", tmp.display()),
+        }
+    }
 }
 
 /// This session's share of the run.

@@ -299,6 +299,14 @@ impl Checkpoint {
         let version = u32::from_le_bytes(take(4, "header")?.try_into().expect("4 bytes"));
         let n = take(1, "header")?[0] as usize;
         let writer = String::from_utf8_lossy(take(n, "header")?).to_string();
+        // A version this dem's own version cannot have written, or no version at all,
+        // is a damaged header (the header is outside the checksum).
+        if version > FORMAT_VERSION && writer == DEM_VERSION || version > 1000 {
+            return Err(fail(format!(
+                "corrupted checkpoint: its header gives format version {version}, which no \
+                 dem writes (this dem, {DEM_VERSION}, writes format version {FORMAT_VERSION})"
+            )));
+        }
         if version != FORMAT_VERSION {
             return Err(fail(format!(
                 "checkpoint format version {version} (written by dem {writer}), but this dem \

@@ -208,6 +208,14 @@ fn a_scale_that_collapses_the_mesh_is_refused() {
         dem_core::scene::expand_bodies(&scene, &index, &mut Default::default()).map(|_| ())
     };
     expand("0.001").unwrap();
+    // A missing file: named with the scene and the field.
+    std::fs::remove_file(dir().join("tetra.obj")).unwrap();
+    let e = expand("0.001").unwrap_err().to_string();
+    assert!(
+        e.contains("scene.ron: bodies[0].file: ") && e.contains("tetra.obj: "),
+        "{e}"
+    );
+    write("tetra.obj", &obj(&v, &f));
     let e = expand("1e-300").unwrap_err().to_string();
     assert!(
         e.contains("bodies[0]: triangle 0 (0-based) of")

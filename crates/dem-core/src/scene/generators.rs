@@ -226,7 +226,8 @@ pub fn expand_bodies(
                 let m = mat(material)?;
                 let base = scene.origin.parent().unwrap_or(std::path::Path::new("."));
                 let path = base.join(file);
-                let spheres = super::csv::read(&path)?;
+                let spheres = super::csv::read(&path)
+                    .map_err(|e| scene.error(format!("bodies[{k}].file: {e}")))?;
                 if spheres.is_empty() {
                     return Err(scene.error(format!(
                         "bodies[{k}].file: {} holds no sphere (a header without rows, or \

@@ -70,7 +70,8 @@ pub(super) fn add_mesh(
     let path = base.join(file);
     let rot = UnitQuaternion::from_scaled_axis(v(*rotate));
     let shift = v(*translate);
-    let tris: Vec<[Vector3<f64>; 3]> = read_triangles(&path)?
+    let tris: Vec<[Vector3<f64>; 3]> = read_triangles(&path)
+        .map_err(|e| scene.error(format!("bodies[{k}].file: {e}")))?
         .iter()
         .map(|t| t.map(|x| rot * (v(x) * *scale) + shift))
         .collect();
