@@ -202,3 +202,17 @@ fn a_checkpoint_that_cannot_be_written_says_what_is_kept() {
         "{e}"
     );
 }
+
+#[test]
+fn a_log_gets_progress_lines() {
+    // stderr is a pipe here, as in a batch job's log: no bar, progress lines instead.
+    let path = bounce_with("log", "duration: Time(1.0)", "duration: Steps(400)");
+    let out = path.parent().unwrap().join("out");
+    let res = dem(&["run", s(&path), "--out", s(&out)]);
+    ok(&res);
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        stderr.contains("step 1 of 400 (0.2 %), t = ") && stderr.contains("step 400 of 400"),
+        "{stderr}"
+    );
+}
