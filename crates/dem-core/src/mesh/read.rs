@@ -21,15 +21,29 @@ pub fn read_triangles(path: &Path) -> Result<Vec<Triangle>, DemError> {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    let tris = match ext.as_deref() {
-        Some("stl") => read_stl(path)?,
-        Some("obj") => read_obj(path)?,
-        _ => {
-            return Err(error(
-                path,
-                "unknown mesh format: the file name must end in .stl or .obj",
-            ))
-        }
+    if !matches!(ext.as_deref(), Some("stl" | "obj")) {
+        return Err(error(
+            path,
+            "unknown mesh format: the file name must end in .stl or .obj",
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|source| DemError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_triangles(&bytes, path)
+}
+
+/// [`read_triangles`] of a file's content; `path` names it in errors and gives its format
+/// (by its extension, `.stl` or `.obj`).
+pub fn parse_triangles(bytes: &[u8], path: &Path) -> Result<Vec<Triangle>, DemError> {
+    let obj = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("obj"));
+    let tris = if obj {
+        read_obj(bytes, path)?
+    } else {
+        read_stl(bytes, path)?
     };
     if tris.is_empty() {
         return Err(error(path, "the mesh has no triangles"));
@@ -93,12 +107,8 @@ fn binary_length_mismatch(bytes: &[u8]) -> Option<String> {
     ))
 }
 
-fn read_stl(path: &Path) -> Result<Vec<Triangle>, DemError> {
-    let bytes = std::fs::read(path).map_err(|source| DemError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    if let Some(why) = binary_length_mismatch(&bytes) {
+fn read_stl(bytes: &[u8], path: &Path) -> Result<Vec<Triangle>, DemError> {
+    if let Some(why) = binary_length_mismatch(bytes) {
         return Err(error(path, why));
     }
     let mut cursor = std::io::Cursor::new(bytes);
@@ -112,12 +122,16 @@ fn read_stl(path: &Path) -> Result<Vec<Triangle>, DemError> {
     Ok(tris)
 }
 
-fn read_obj(path: &Path) -> Result<Vec<Triangle>, DemError> {
+fn read_obj(bytes: &[u8], path: &Path) -> Result<Vec<Triangle>, DemError> {
     let options = tobj::LoadOptions {
         triangulate: true,
         ..Default::default()
     };
-    let (models, _materials) = tobj::load_obj(path, &options)
+    // Materials (`mtllib`) are not used.
+    let (models, _materials) =
+        tobj::load_obj_buf(&mut std::io::Cursor::new(bytes), &options, |_| {
+            Err(tobj::LoadError::OpenFileFailed)
+        })
         .map_err(|e| error(path, format!("not a readable OBJ file: {e}")))?;
     let mut tris = Vec::new();
     for m in &models {
