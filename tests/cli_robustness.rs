@@ -216,3 +216,19 @@ fn a_log_gets_progress_lines() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_scene_beyond_the_memory_is_refused_at_once() {
+    // 1000^3 spheres: 1.5 TB by the estimate; refused before anything is built.
+    let path = bounce_with(
+        "huge",
+        "Sphere(center: (0, 0, 0.1), radius: 0.01, material: \"glass\"),",
+        "Lattice(origin: (0, 0, 0.1), count: (1000, 1000, 1000), spacing: 0.03, \
+         radius: 0.01, material: \"glass\"),",
+    );
+    let e = refused(&dem(&["check", s(&path)]));
+    assert!(
+        e.contains("bodies: the scene makes 1000000001 particles, which need about 1500.0 GB"),
+        "{e}"
+    );
+}

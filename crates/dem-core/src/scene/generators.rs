@@ -79,6 +79,7 @@ pub fn expand_bodies(
     materials: &BTreeMap<String, u32>,
     p: &mut Particles,
 ) -> Result<Boundaries, DemError> {
+    super::budget::check(scene, super::budget::available_memory())?;
     let mut out = Boundaries::default();
     let mats: Vec<_> = scene.materials.values().collect();
     let mut spans = Vec::with_capacity(scene.bodies.len());

@@ -1,6 +1,7 @@
 //! The scene file (RON). Unknown fields are errors; every error names the file, line and
 //! column (parse errors) or the field path (consistency errors). See `docs/scenes.md`.
 
+pub mod budget;
 pub mod csv;
 mod generators;
 pub mod geometric_epsilon;
