@@ -71,6 +71,11 @@ fn unknown_law_lists_what_is_available() {
         e.contains("Law2_Nonexistent") && e.contains("Law2_L6Geom_LinearElPl (law-linear)"),
         "{e}"
     );
+    // At the law's name (line 3, column 41 of the scene: its quote), not at its params.
+    assert!(
+        e.starts_with("bad.ron:3:41: laws[0].law: no loaded plugin offers `Law2_Nonexistent`"),
+        "{e}"
+    );
 }
 
 #[test]

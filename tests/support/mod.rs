@@ -4,6 +4,7 @@
 //! The plugins are built into their own target directory (`target/test-plugins`) so that
 //! the nested cargo never waits on the lock of the outer `cargo test`.
 
+pub mod cli;
 pub mod impact;
 pub mod mesh;
 pub mod polyhedra;

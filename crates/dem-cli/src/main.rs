@@ -7,6 +7,7 @@ mod inspect;
 mod law_test;
 mod memory;
 mod output;
+mod ownership;
 mod plot;
 mod progress;
 mod record;
@@ -51,6 +52,10 @@ enum Command {
         checkpoint: PathBuf,
         #[command(flatten)]
         opts: RunArgs,
+        /// Write into an output directory that holds another run's outputs, removing them
+        /// first (without it such a directory is refused).
+        #[arg(long)]
+        force: bool,
     },
     /// Load and validate a scene without running it.
     Check {
@@ -172,11 +177,29 @@ fn in_pool<T>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T,
 where
     T: Send,
 {
+    check_threads(threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()
         .map_err(|e| DemError::Scene(format!("cannot start worker threads: {e}")))?;
     Ok(pool.install(f))
+}
+
+/// Refuses a thread count of 0, or beyond 4 threads per core (at least 64): more threads
+/// than cores only slow a run, and each costs a stack.
+fn check_threads(threads: Option<usize>) -> Result<(), DemError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let most = (4 * cores).max(64);
+    match threads {
+        Some(0) => Err(DemError::Scene(
+            "--threads 0: a run needs at least 1 thread (leave it out for one per core)".into(),
+        )),
+        Some(n) if n > most => Err(DemError::Scene(format!(
+            "--threads {n}: more than {most} (4 per core, at least 64; this machine has \
+             {cores} cores): more threads than cores only slow a run"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn finish(outcome: Outcome) -> ExitCode {
@@ -201,13 +224,23 @@ fn run(scene_path: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode,
     let outcome = in_pool(opts.threads, || {
         let sim = Simulation::new(scene, &plugins)?;
         announce(&sim, scene_path);
-        session::drive(sim, &plugins, RunRecord::default(), &options)
+        let record = RunRecord {
+            id: ownership::new_id(),
+            ..RunRecord::default()
+        };
+        session::drive(sim, &plugins, record, &options)
     })??;
     Ok(finish(outcome))
 }
 
-fn resume(file: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode, DemError> {
+fn resume(
+    file: &Path,
+    opts: &RunArgs,
+    force: bool,
+    extra: &[PathBuf],
+) -> Result<ExitCode, DemError> {
     let ck = Checkpoint::read(file)?;
+    note_scene_file(&ck);
     let scene = ck.scene()?;
     let plugins = load_plugins(extra, Some(&scene))?;
     let mut record = session::record_of(&ck, file)?;
@@ -217,6 +250,7 @@ fn resume(file: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode, De
             .unwrap_or(Path::new("."))
             .to_path_buf()
     });
+    ownership::claim_for_resume(&dir, &record.id, file, force)?;
     let options = opts.options(dir);
     let outcome = in_pool(opts.threads, || {
         let sim = ck.restore(scene, &plugins, file)?;
@@ -231,6 +265,24 @@ fn resume(file: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode, De
         session::drive(sim, &plugins, record, &options)
     })??;
     Ok(finish(outcome))
+}
+
+/// A resumed run goes on with the scene saved in its checkpoint: says so when the scene
+/// file was edited or removed since.
+fn note_scene_file(ck: &Checkpoint) {
+    let origin = &ck.scene_origin;
+    match std::fs::read_to_string(origin) {
+        Ok(text) if text == ck.scene_text => {}
+        Ok(_) => tracing::warn!(
+            "{}: edited since the run started; the run goes on with the scene saved in its \
+             checkpoint (start a new run to use the edited scene)",
+            origin.display()
+        ),
+        Err(_) => tracing::info!(
+            "{}: gone; the run goes on with the scene saved in its checkpoint",
+            origin.display()
+        ),
+    }
 }
 
 fn announce(sim: &Simulation, scene_path: &Path) {
@@ -282,6 +334,15 @@ fn plugins(extra: &[PathBuf], json: bool) -> Result<(), DemError> {
 fn main() -> ExitCode {
     memory::keep_large_buffers_mapped();
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Run { .. } | Command::Resume { .. }) {
+        // A reader that went away (`dem check scene.ron | head -1`) ends the command
+        // quietly, as it ends Unix tools, instead of a panic in `println!`. A run goes on
+        // (its results are files): its progress and summary ignore a closed stdout.
+        // SAFETY: setting a signal's disposition to its default, before any thread starts.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let quiet = matches!(&cli.command, Command::Run { opts, .. } | Command::Resume { opts, .. } if opts.mode() != Mode::Bar);
     let default = if quiet { "warn" } else { "info" };
     let filter =
@@ -295,9 +356,13 @@ fn main() -> ExitCode {
             session::handle_interrupts();
             run(scene, opts, &cli.plugin)
         }
-        Command::Resume { checkpoint, opts } => {
+        Command::Resume {
+            checkpoint,
+            opts,
+            force,
+        } => {
             session::handle_interrupts();
-            resume(checkpoint, opts, &cli.plugin)
+            resume(checkpoint, opts, *force, &cli.plugin)
         }
         Command::Check { scene } => check(scene, &cli.plugin).map(|()| ExitCode::SUCCESS),
         Command::Plugins { json } => plugins(&cli.plugin, *json).map(|()| ExitCode::SUCCESS),
@@ -327,7 +392,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            progress::say(format_args!("error: {e}"));
             ExitCode::FAILURE
         }
     }

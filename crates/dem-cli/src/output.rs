@@ -4,9 +4,17 @@
 //! the directory after it), so that they survive a machine crash too.
 
 use dem_core::energy::Ledger;
-use dem_core::{vtk, Simulation};
+use dem_core::{vtk, DemError, Simulation};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// [`write_atomic`], its error naming the file.
+fn atomic(path: &Path, content: &[u8]) -> Result<(), DemError> {
+    write_atomic(path, content).map_err(|source| DemError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
 
 /// Writes `content` to `path` atomically.
 pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
@@ -91,7 +99,7 @@ pub fn meshes_csv(rows: &[MeshRow]) -> String {
 /// Final particle state: id, kind, position, velocity, angular velocity, radius, force;
 /// one row per particle in the order of the scene's bodies (`id`), whatever the storage
 /// order.
-pub fn write_particles(dir: &Path, sim: &Simulation) -> std::io::Result<PathBuf> {
+pub fn write_particles(dir: &Path, sim: &Simulation) -> Result<PathBuf, DemError> {
     let p = &sim.particles;
     let mut s = String::from("id,kind,x,y,z,vx,vy,vz,wx,wy,wz,radius,fx,fy,fz\n");
     for id in 0..p.len() {
@@ -117,7 +125,7 @@ pub fn write_particles(dir: &Path, sim: &Simulation) -> std::io::Result<PathBuf>
         ));
     }
     let path = dir.join("particles.csv");
-    write_atomic(&path, s.as_bytes())?;
+    atomic(&path, s.as_bytes())?;
     Ok(path)
 }
 
@@ -137,7 +145,7 @@ pub fn has_polyhedra(sim: &Simulation) -> bool {
 
 /// Writes `<stream>_<step>.vtu` for every stream at the state of `sim`, and rewrites each
 /// `<stream>.pvd` to list `frames` (the output steps so far, this one included).
-pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> std::io::Result<()> {
+pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> Result<(), DemError> {
     let mut grids = vec![
         (STREAMS[0], vtk::particles(sim)),
         (STREAMS[1], vtk::contacts(sim)),
@@ -147,12 +155,12 @@ pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> std::io
         grids.push((POLYHEDRA_STREAM, vtk::polyhedra(sim)));
     }
     for (stream, grid) in &grids {
-        write_atomic(&dir.join(vtu_name(stream, sim.step)), &grid.to_vtu())?;
+        atomic(&dir.join(vtu_name(stream, sim.step)), &grid.to_vtu())?;
         let entries: Vec<(f64, String)> = frames
             .iter()
             .map(|&(step, time)| (time, vtu_name(stream, step)))
             .collect();
-        write_atomic(
+        atomic(
             &dir.join(format!("{stream}.pvd")),
             vtk::pvd(&entries).as_bytes(),
         )?;

@@ -1,8 +1,15 @@
-//! Progress reporting: a progress bar on a terminal (stderr), one JSON object per line on
-//! stdout for scripts, or nothing.
+//! Progress reporting: a progress bar on a terminal (stderr), a progress line now and then
+//! when stderr is not a terminal (a batch job's log, as LAMMPS' thermo output), one JSON
+//! object per line on stdout for scripts, or nothing.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
+use std::cell::Cell;
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// Wall time between two progress lines in a log.
+const LOG_EVERY: Duration = Duration::from_secs(10);
 
 /// How progress is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +26,8 @@ pub enum Mode {
 pub struct Progress {
     mode: Mode,
     bar: Option<ProgressBar>,
+    /// Without a terminal: when the last progress line was written (`None`: none yet).
+    log: Option<Cell<Option<Instant>>>,
 }
 
 impl Progress {
@@ -36,7 +45,8 @@ impl Progress {
             bar.reset_eta();
             bar
         });
-        Progress { mode, bar }
+        let log = (mode == Mode::Bar && !std::io::stderr().is_terminal()).then(|| Cell::new(None));
+        Progress { mode, bar, log }
     }
 
     /// One step done.
@@ -62,6 +72,18 @@ impl Progress {
                 if let Some(b) = &self.bar {
                     b.set_message(format!("E = {total:.6e} J, {contacts} contacts"));
                 }
+                let Some(last) = &self.log else { return };
+                let now = Instant::now();
+                if last.get().is_some_and(|t| now - t < LOG_EVERY) && step < end_step {
+                    return;
+                }
+                last.set(Some(now));
+                let left = (end_step - step) as f64 / rate.max(1e-9);
+                say(format_args!(
+                    "step {step} of {end_step} ({:.1} %), t = {time:.6e} s, E = {total:.6e} J, \
+                     {contacts} contacts, {rate:.0} steps/s, {left:.0} s left",
+                    100.0 * step as f64 / end_step.max(1) as f64
+                ));
             }
             Mode::Json => {
                 emit(&json!({
@@ -88,5 +110,17 @@ impl Progress {
 
 /// Prints one JSON line on stdout.
 pub fn emit(v: &Value) {
-    println!("{v}");
+    print(format_args!("{v}"));
+}
+
+/// A line on stdout; a closed stdout (the reader went away) is ignored: the run goes on.
+pub fn print(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
+/// A line on stderr; a closed stderr is ignored.
+pub fn say(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -1,6 +1,7 @@
 //! What the front end remembers of a run, saved inside each checkpoint so that a resumed
 //! run writes the same `energy.csv`, `meshes.csv`, `.pvd` collections, plot and summary as an
-//! uninterrupted one: the energy rows, the mesh loads, the output frames and the run statistics.
+//! uninterrupted one: the energy rows, the mesh loads, the output frames and the run statistics,
+//! and the run's id.
 
 use crate::output::{EnergyRow, MeshRow};
 use serde::{Deserialize, Serialize};
@@ -8,6 +9,8 @@ use serde::{Deserialize, Serialize};
 /// The run so far.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RunRecord {
+    /// The run's id (see [`crate::ownership`]).
+    pub id: String,
     /// Rows of `energy.csv`.
     pub energy: Vec<EnergyRow>,
     /// Rows of `meshes.csv` (loads on each mesh at the output steps).

@@ -19,13 +19,17 @@ use std::time::Instant;
 pub const CHECKPOINT: &str = "checkpoint.ckpt";
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Is a session stepping (so that a signal can be answered with a checkpoint)?
+static STEPPING: AtomicBool = AtomicBool::new(false);
 
 /// Installs the signal handler: the first SIGINT, SIGTERM or SIGHUP asks the running
 /// session to checkpoint and stop; a second one exits at once (the last complete
-/// checkpoint stays intact).
+/// checkpoint stays intact). Before the session steps (reading the scene or checkpoint,
+/// building the simulation) and after, there is no new state to save: a signal exits at
+/// once, with status 130 as well.
 pub fn handle_interrupts() {
     let handler = || {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) || !STEPPING.load(Ordering::SeqCst) {
             std::process::exit(130);
         }
     };
@@ -75,7 +79,21 @@ fn save(
 ) -> Result<(), DemError> {
     let extra = postcard::to_stdvec(record).expect("a run record always encodes");
     let bytes = Checkpoint::capture(sim, plugins, extra).to_bytes();
-    write_durable(path, &bytes).map_err(io(path))?;
+    write_durable(path, &bytes).map_err(|e| {
+        // The previous checkpoint is replaced only by a complete one: it is still there.
+        let previous = match Checkpoint::read(path) {
+            Ok(ck) => format!("the previous checkpoint (step {}) is kept whole", ck.step),
+            Err(_) => "there is no previous checkpoint".to_string(),
+        };
+        DemError::Checkpoint {
+            path: path.to_path_buf(),
+            reason: format!(
+                "cannot write the checkpoint of step {}: {e}; {previous}: the steps since \
+                 are lost",
+                sim.step
+            ),
+        }
+    })?;
     tracing::debug!(
         "checkpoint at step {}: {} ({} bytes)",
         sim.step,
@@ -94,12 +112,16 @@ pub fn drive(
 ) -> Result<Outcome, DemError> {
     let dir = &opts.dir;
     std::fs::create_dir_all(dir).map_err(io(dir))?;
+    crate::ownership::write_id(dir, &record.id)?;
     let csv = dir.join("energy.csv");
     let checkpoint = dir.join(CHECKPOINT);
+    remove_stale_temporary(&checkpoint);
     let every = sim.scene.output.every.max(1);
     let progress = Progress::start(opts.mode, sim.step, sim.end_step);
     let (start, first_step, wall_before) = (Instant::now(), sim.step, record.wall);
     let mut checkpoints = 0;
+    // From here a signal is answered with a checkpoint at the end of the step.
+    STEPPING.store(true, Ordering::SeqCst);
     while sim.step < sim.end_step {
         let t = sim.time;
         if opts.checkpoint_every.is_some() {
@@ -130,7 +152,7 @@ pub fn drive(
                 write_atomic(&path, meshes_csv(&record.meshes).as_bytes()).map_err(io(&path))?;
             }
             record.frames.push((sim.step, sim.time));
-            write_vtk(dir, &sim, &record.frames).map_err(io(dir))?;
+            write_vtk(dir, &sim, &record.frames)?;
             let rate = (sim.step - first_step) as f64 / start.elapsed().as_secs_f64();
             let (contacts, total) = (sim.contacts.active(), sim.ledger.total());
             progress.report(sim.step, sim.end_step, sim.time, contacts, total, rate);
@@ -150,8 +172,9 @@ pub fn drive(
             return Ok(Outcome::Interrupted);
         }
     }
+    STEPPING.store(false, Ordering::SeqCst);
     progress.finish();
-    let particles = write_particles(dir, &sim).map_err(io(dir))?;
+    let particles = write_particles(dir, &sim)?;
     let png = dir.join("energy.png");
     if let Err(e) = crate::plot::energy_png(&png, &record.energy) {
         tracing::warn!("cannot draw the energy plot: {e}");
@@ -171,6 +194,24 @@ pub fn drive(
     Ok(Outcome::Done)
 }
 
+/// Removes the temporary file a checkpoint write killed midway left beside `checkpoint`
+/// (the checkpoint itself is whole: it is replaced only once its successor is complete).
+fn remove_stale_temporary(checkpoint: &Path) {
+    let name = checkpoint
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().to_string());
+    let tmp = checkpoint.with_file_name(format!(".{name}.tmp"));
+    if tmp.is_file() {
+        match std::fs::remove_file(&tmp) {
+            Ok(()) => tracing::info!(
+                "{}: removed, left by a checkpoint write that was killed",
+                tmp.display()
+            ),
+            Err(e) => tracing::warn!("{}: cannot remove: {e}", tmp.display()),
+        }
+    }
+}
+
 /// This session's share of the run.
 pub struct Session {
     /// Steps done in this session.
@@ -188,11 +229,11 @@ fn report_interrupt(mode: Mode, step: u64, checkpoint: &Path) {
             "step": step,
             "checkpoint": checkpoint.display().to_string(),
         })),
-        _ => eprintln!(
+        _ => crate::progress::say(format_args!(
             "interrupted at step {step}: checkpoint written to {}\nresume with: dem resume {}",
             checkpoint.display(),
             checkpoint.display()
-        ),
+        )),
     }
 }
 

@@ -87,16 +87,16 @@ pub fn print(
                 ),
                 ("checkpoints written", s.checkpoints.to_string()),
             ];
-            println!("run summary");
+            crate::progress::print(format_args!("run summary"));
             for (k, v) in rows {
-                println!("  {k:<22} {v}");
+                crate::progress::print(format_args!("  {k:<22} {v}"));
             }
-            println!(
+            crate::progress::print(format_args!(
                 "  {:<22} {}: {}",
                 "files written",
                 dir.display(),
                 files.join(", ")
-            );
+            ));
         }
     }
 }

@@ -1,12 +1,15 @@
 //! Checkpoints: the whole state of a run between two steps, so that a resumed run is
 //! bitwise identical to the uninterrupted one.
 //!
-//! A checkpoint holds the scene text, the plugins (name and version) that served its
-//! functors, the step and time, every particle, the broad-phase list (its next rebuild must
-//! come at the same step), the live contacts with their L6Geom, onset data and law state, the
-//! energy ledger, and opaque data of the front end (the CLI keeps its energy history and run
-//! statistics there). There is no random generator state to keep: random fills are expanded
-//! once from their seed, and the particles are stored whole.
+//! A checkpoint holds the scene text (a resumed run goes on with this copy, whatever
+//! became of the scene file), a digest of each file the scene reads (meshes, CSV imports:
+//! read again on resume, and refused changed), the plugins (name and version) that served
+//! its functors, the step and time, every particle, the broad-phase list (its next rebuild
+//! must come at the same step), the contacts (those that ended in the last step too) with
+//! their L6Geom, onset data and law state, the energy ledger and the energy-growth guard's
+//! reference, and opaque data of the front end (the CLI keeps its energy history, run
+//! statistics and run id there). There is no random generator state to keep: random fills
+//! are expanded once from their seed, and the particles are stored whole.
 //!
 //! File layout (little endian):
 //!
@@ -26,10 +29,11 @@ use crate::broadphase::VerletList;
 use crate::contacts::{Contacts, SavedContact};
 use crate::energy::Ledger;
 use crate::error::DemError;
+use crate::guards::EnergyReference;
 use crate::particles::{Dofs, Particles, Shape};
 use crate::plugins::PluginSet;
 use crate::reorder::ParticleOrder;
-use crate::scene::Scene;
+use crate::scene::{InputFile, Scene};
 use crate::simulation::Simulation;
 use dem_api::{SphereShape, Vec3, WallShape};
 use nalgebra::{UnitQuaternion, Vector3};
@@ -42,8 +46,10 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// (facets saved by mesh, mesh loads in the run record). 3: contact terms (a contact is
 /// keyed by its term as well as its pair). 4: the L6Geom state without the shifted
 /// origins `u0`, `phi0` (always zero). 5: the particles in storage order with the scene
-/// id of each (Morton reordering) and each contact's body roles (`swap`).
-pub const FORMAT_VERSION: u32 = 5;
+/// id of each (Morton reordering) and each contact's body roles (`swap`). 6: the contacts
+/// that ended in the last step too (where the next step removes them decides the order
+/// of the others).
+pub const FORMAT_VERSION: u32 = 6;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -95,6 +101,9 @@ pub struct Checkpoint {
     pub scene_text: String,
     /// The scene file's path when the run started (anchors its relative plugin paths).
     pub scene_origin: PathBuf,
+    /// The files the scene reads (meshes, CSV imports) and their digests when the run
+    /// started: a resumed run reads them again, and refuses them changed.
+    pub inputs: Vec<InputFile>,
     /// Plugins of the geometry functors then of the laws, in dispatch order.
     pub plugins: Vec<PluginStamp>,
     /// Geometry functor names in dispatch order.
@@ -111,6 +120,8 @@ pub struct Checkpoint {
     pub dt: f64,
     /// Energy ledger.
     pub ledger: Ledger,
+    /// The energy-growth guard's reference (see [`crate::guards`]).
+    pub energy_reference: Option<EnergyReference>,
     particles: SavedParticles,
     /// Scene id of the particle at each storage index (empty: scene order).
     order: Vec<u32>,
@@ -170,6 +181,7 @@ impl Checkpoint {
         Checkpoint {
             scene_text: sim.scene.text.clone(),
             scene_origin: origin.canonicalize().unwrap_or_else(|_| origin.clone()),
+            inputs: sim.scene.inputs.clone(),
             plugins: stamps,
             geoms: d.geoms.iter().map(|g| g.name.clone()).collect(),
             laws: d.laws.iter().map(|l| l.name.clone()).collect(),
@@ -178,6 +190,7 @@ impl Checkpoint {
             end_step: sim.end_step,
             dt: sim.dt(),
             ledger: sim.ledger,
+            energy_reference: sim.energy_reference,
             particles: SavedParticles {
                 pos: p.pos.clone(),
                 vel: p.vel.clone(),
@@ -217,7 +230,10 @@ impl Checkpoint {
 
     /// Number of live contacts held.
     pub fn contact_count(&self) -> usize {
-        self.contacts.len()
+        self.contacts
+            .iter()
+            .filter(|c| c.end == crate::contacts::SavedEnd::Live)
+            .count()
     }
 
     /// Encoded size of each part, bytes: `particles` (with their scene ids), `verlet`
@@ -283,6 +299,14 @@ impl Checkpoint {
         let version = u32::from_le_bytes(take(4, "header")?.try_into().expect("4 bytes"));
         let n = take(1, "header")?[0] as usize;
         let writer = String::from_utf8_lossy(take(n, "header")?).to_string();
+        // A version this dem's own version cannot have written, or no version at all,
+        // is a damaged header (the header is outside the checksum).
+        if version > FORMAT_VERSION && writer == DEM_VERSION || version > 1000 {
+            return Err(fail(format!(
+                "corrupted checkpoint: its header gives format version {version}, which no \
+                 dem writes (this dem, {DEM_VERSION}, writes format version {FORMAT_VERSION})"
+            )));
+        }
         if version != FORMAT_VERSION {
             return Err(fail(format!(
                 "checkpoint format version {version} (written by dem {writer}), but this dem \
@@ -324,10 +348,15 @@ impl Checkpoint {
 
     /// Reads and decodes a checkpoint file.
     pub fn read(path: &Path) -> Result<Checkpoint, DemError> {
-        let bytes = std::fs::read(path).map_err(|source| DemError::Io {
+        let io = |source| DemError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        // A device or a pipe (`/dev/urandom`, `/dev/zero`) would be read without end.
+        if !std::fs::metadata(path).map_err(io)?.is_file() {
+            return Err(failure(path, "not a dem checkpoint (not a regular file)"));
+        }
+        let bytes = std::fs::read(path).map_err(io)?;
         Checkpoint::from_bytes(&bytes, path)
     }
 
@@ -374,6 +403,33 @@ impl Checkpoint {
         Ok(())
     }
 
+    /// Refuses a scene whose input files (meshes, CSV imports: `scene`, parsed again from
+    /// the saved text, hashed them as they are now) differ from those the run started
+    /// with.
+    pub fn check_inputs(&self, scene: &Scene, path: &Path) -> Result<(), DemError> {
+        for (then, now) in self.inputs.iter().zip(&scene.inputs) {
+            if then.digest.is_some() && now.digest.is_some() && then.digest != now.digest {
+                let dir = scene.origin.parent().unwrap_or(Path::new("."));
+                return Err(failure(
+                    path,
+                    format!(
+                        "{} ({} of the scene) changed since the run started: a resumed run \
+                         would not continue the same trajectory",
+                        dir.join(&now.file).display(),
+                        now.field
+                    ),
+                ));
+            }
+        }
+        if self.inputs.len() != scene.inputs.len() {
+            return Err(failure(
+                path,
+                "the scene's input files differ from the run's",
+            ));
+        }
+        Ok(())
+    }
+
     /// The simulation this checkpoint holds, built from `scene` (from [`Checkpoint::scene`])
     /// with `plugins`; `path` names the checkpoint in errors.
     pub fn restore(
@@ -383,6 +439,7 @@ impl Checkpoint {
         path: &Path,
     ) -> Result<Simulation, DemError> {
         self.check_plugins(plugins, path)?;
+        self.check_inputs(&scene, path)?;
         let mut sim = Simulation::new(scene, plugins)?;
         let geoms: Vec<&String> = sim.dispatch.geoms.iter().map(|g| &g.name).collect();
         let laws: Vec<&String> = sim.dispatch.laws.iter().map(|l| &l.name).collect();
@@ -509,6 +566,7 @@ impl Checkpoint {
         sim.end_step = self.end_step;
         sim.integrator.dt = self.dt;
         sim.ledger = self.ledger;
+        sim.energy_reference = self.energy_reference;
         Ok(sim)
     }
 }

@@ -215,10 +215,23 @@ impl Dispatch {
                 }
             };
             let (a, b) = (ids(&choice.materials.0)?, ids(&choice.materials.1)?);
+            // An unknown law is reported at its name, not at its parameters.
+            let plugin = match plugins.find(FunctorRole::Law, &choice.law) {
+                Ok(p) => p.name.clone(),
+                Err(DemError::Scene(msg)) => {
+                    let at = scene
+                        .locate(&format!("\"{}\"", choice.law))
+                        .map_or_else(String::new, |(line, col)| format!("{line}:{col}: "));
+                    return Err(DemError::Scene(format!(
+                        "{}:{at}laws[{k}].law: {msg}",
+                        scene.origin.display()
+                    )));
+                }
+                Err(e) => return Err(e),
+            };
             let law = plugins
                 .new_law(&choice.law, params_text(&choice.params))
                 .map_err(|e| locate_params(scene, &choice.params, e))?;
-            let plugin = plugins.find(FunctorRole::Law, &choice.law)?.name.clone();
             let distance = law.interaction_distance();
             if !(distance.is_finite() && distance >= 0.0) {
                 return Err(scene.error(format!(

@@ -71,4 +71,14 @@ pub enum DemError {
         /// Which quantity, with its value.
         what: String,
     },
+    /// The energy ledger's total grew far beyond the run's energy scale (an instability).
+    #[error("step {step}: energy growth (particle {particle}): {what}")]
+    EnergyGrowth {
+        /// Step number.
+        step: u64,
+        /// Scene id of the particle of largest kinetic energy.
+        particle: usize,
+        /// By how much, against what.
+        what: String,
+    },
 }

@@ -16,6 +16,7 @@ pub mod dispatch;
 pub mod energy;
 pub mod error;
 pub mod facet_grid;
+pub mod guards;
 pub mod handover;
 pub mod integrator;
 pub mod l6geom;

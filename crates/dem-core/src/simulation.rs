@@ -2,13 +2,15 @@
 //!
 //! Order of a step (forces of step t act in step t): reset forces to gravity; rebuild the
 //! broad phase if stale; geometry, lifecycle, L6Geom and law for every candidate pair;
-//! gather forces in a fixed order; leap-frog; check the state is finite.
+//! gather forces in a fixed order; leap-frog; check the state and the energy ledger
+//! ([`crate::guards`]).
 
 use crate::broadphase::VerletList;
 use crate::contacts::{Contacts, StepContext};
 use crate::dispatch::Dispatch;
 use crate::energy::Ledger;
 use crate::error::DemError;
+use crate::guards::{self, EnergyReference};
 use crate::integrator::Integrator;
 use crate::mesh::{MeshBody, MeshLoad};
 use crate::motion::Prescribed;
@@ -58,6 +60,11 @@ pub struct Simulation {
     pub end_step: u64,
     /// Energy ledger at the last completed step.
     pub ledger: Ledger,
+    /// What the energy-growth guard measures against (set by the first step).
+    pub energy_reference: Option<EnergyReference>,
+    /// Is the energy-growth guard on? Off where velocities are set from outside the
+    /// integrator, so that the ledger is not conserved (the law tester).
+    pub energy_guard: bool,
     /// Critical time step estimate, s.
     pub critical_dt: f64,
     /// Boundaries with a prescribed motion.
@@ -211,9 +218,22 @@ impl Simulation {
             }
         };
         let end_step = match scene.duration {
+            Duration::Steps(0) => {
+                return Err(scene.error("duration: Steps(0): a run needs at least one step"))
+            }
             Duration::Steps(n) => n,
+            Duration::Time(t) if !positive(t) => {
+                return Err(scene.error(format!(
+                    "duration: Time({t}) must be positive and finite, s"
+                )))
+            }
             Duration::Time(t) => (t / dt).ceil() as u64,
         };
+        if scene.output.every == 0 {
+            return Err(
+                scene.error("output.every: must be at least 1 (steps between two outputs), got 0")
+            );
+        }
         let g = scene.gravity;
         let integrator = Integrator {
             gravity: Vector3::new(g[0], g[1], g[2]),
@@ -249,6 +269,8 @@ impl Simulation {
             time: 0.0,
             end_step,
             ledger: Ledger::default(),
+            energy_reference: None,
+            energy_guard: true,
             critical_dt,
             motions: boundaries.motions,
             meshes: boundaries.meshes,
@@ -350,6 +372,7 @@ impl Simulation {
         if !self.integrator.step_in(p, &mut self.ledger, &self.team) {
             self.check_finite()?;
         }
+        self.check_energy()?;
         self.step += 1;
         self.time = self.step as f64 * dt;
         for g in &self.motions {
@@ -398,6 +421,20 @@ impl Simulation {
             self.step()?;
         }
         Ok(())
+    }
+
+    /// The run guards on the ledger (see [`crate::guards`]).
+    fn check_energy(&mut self) -> Result<(), DemError> {
+        let (p, g) = (&self.particles, &self.integrator.gravity);
+        guards::check_finite_energy(self.step, &self.ledger, p, g, &self.order)?;
+        match &self.energy_reference {
+            _ if !self.energy_guard => Ok(()),
+            Some(r) => guards::check_growth(self.step, r, &self.ledger, p, &self.order),
+            None => {
+                self.energy_reference = Some(guards::reference(&self.ledger, p, g));
+                Ok(())
+            }
+        }
     }
 
     fn check_finite(&self) -> Result<(), DemError> {

@@ -164,3 +164,63 @@ fn bad_triangles_are_refused_with_file_and_index() {
     println!("{e}");
     assert!(e.contains("inf.obj") && e.contains("triangle 1") && e.contains("non-finite"));
 }
+
+#[test]
+fn a_binary_stl_whose_header_miscounts_is_refused() {
+    let (v, f) = cube();
+    let p = dir().join("miscounted.stl");
+    std::fs::create_dir_all(dir()).unwrap();
+    binary_stl(&p, &v, &f);
+    let mut bytes = std::fs::read(&p).unwrap();
+    // 12 triangles written; the header says 11: the last one would be dropped.
+    bytes[80..84].copy_from_slice(&11u32.to_le_bytes());
+    std::fs::write(&p, &bytes).unwrap();
+    let e = read_triangles(&p).unwrap_err().to_string();
+    assert!(
+        e.contains("miscounted.stl: not a valid STL file: its binary header gives 11 triangles")
+            && e.contains("the file has 684 bytes, room for 12 triangles"),
+        "{e}"
+    );
+    // Garbage: said to be no STL, not "failed to fill whole buffer".
+    let p = write("garbage.stl", "\u{1}\u{2} this is not a mesh");
+    let e = read_triangles(&p).unwrap_err().to_string();
+    assert!(e.contains("garbage.stl: not a valid STL file"), "{e}");
+}
+
+#[test]
+fn a_scale_that_collapses_the_mesh_is_refused() {
+    let (v, f) = tetra();
+    write("tetra.obj", &obj(&v, &f));
+    let text = |scale: &str| {
+        format!(
+            r#"Scene(
+        materials: {{ "m": (density: 1000, young: 1e6) }},
+        laws: [],
+        bodies: [Mesh(file: "tetra.obj", scale: {scale}, material: "m")],
+        timestep: Fixed(1e-5),
+        duration: Steps(1),
+    )"#
+        )
+    };
+    let expand = |scale: &str| {
+        let scene = dem_core::Scene::parse(&text(scale), &dir().join("scene.ron")).unwrap();
+        let index = [("m".to_string(), 0u32)].into_iter().collect();
+        dem_core::scene::expand_bodies(&scene, &index, &mut Default::default()).map(|_| ())
+    };
+    expand("0.001").unwrap();
+    // A missing file: named with the scene and the field.
+    std::fs::remove_file(dir().join("tetra.obj")).unwrap();
+    let e = expand("0.001").unwrap_err().to_string();
+    assert!(
+        e.contains("scene.ron: bodies[0].file: ") && e.contains("tetra.obj: "),
+        "{e}"
+    );
+    write("tetra.obj", &obj(&v, &f));
+    let e = expand("1e-300").unwrap_err().to_string();
+    assert!(
+        e.contains("bodies[0]: triangle 0 (0-based) of")
+            && e.contains("tetra.obj, placed with scale 1e-300")
+            && e.contains("degenerate"),
+        "{e}"
+    );
+}

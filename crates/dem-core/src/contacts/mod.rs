@@ -50,7 +50,7 @@ use crate::team::{Parts, Team};
 use blocks::{Blocks, HotBlocks};
 use dem_api::{LawOutput, Material, Onset, RawGeom};
 use nalgebra::Vector3;
-pub use saved::SavedContact;
+pub use saved::{SavedContact, SavedEnd};
 use std::ops::Range;
 
 /// Items per parallel chunk (and per batched plugin call).
@@ -350,11 +350,17 @@ impl Contacts {
             force: Vector3::zeros(),
             torque: [Vector3::zeros(); 2],
         });
+        self.push_data(&l6, &onset);
+    }
+
+    /// The L6Geom and onset data of the contact just appended to the list (law state
+    /// zero).
+    fn push_data(&mut self, l6: &L6State, onset: &Onset) {
         let k = self.list.len() - 1;
         self.hot.push_zero();
         let (block, at) = self.hot.block_of_mut(k);
-        blocks::store(block, at, &l6);
-        blocks::set_onset(block, at, &onset);
+        blocks::store(block, at, l6);
+        blocks::set_onset(block, at, onset);
         self.state.push_zero();
     }
 

@@ -1,16 +1,19 @@
 //! A contact as a checkpoint holds it, and the saving and restoring of the contact list.
 
-use super::{Contacts, Slot, NONE};
+use super::{Contact, Contacts, Slot, NONE};
 use crate::dispatch::Dispatch;
 use crate::l6geom::L6State;
 use crate::particles::Particles;
-use dem_api::Onset;
+use dem_api::{LawOutput, Onset};
+use nalgebra::Vector3;
 use serde::{Deserialize, Serialize};
 
-/// A live contact as a checkpoint holds it: its key, the state carried from step to step
+/// A contact as a checkpoint holds it: its key, the state carried from step to step
 /// (L6Geom, onset data, law state) and nothing that the next step recomputes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SavedContact {
+    /// Live, or how it ended in the last step.
+    pub end: SavedEnd,
     /// Geometry functor index.
     pub geom: u16,
     /// Law index.
@@ -33,14 +36,36 @@ pub struct SavedContact {
     pub state: Vec<f64>,
 }
 
+/// Whether a saved contact goes on. The contacts that ended in the last step are saved
+/// too: the next step removes them from the list (each replaced by the last contact, see
+/// `Contacts::retire`), after the broad phase's rebuild has sorted the list when one is
+/// due, so where they stand decides the order in which the live contacts sum their forces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SavedEnd {
+    /// A contact that goes on.
+    Live,
+    /// Ended in the last step after its last law call.
+    Ending,
+    /// Its functor stopped reporting it in the last step (it keeps its slot).
+    Gone,
+    /// Its pair left the candidate list at the last rebuild (it has no slot).
+    Dropped,
+}
+
 impl Contacts {
-    /// The live contacts, in processing order, for a checkpoint.
+    /// Every contact of the list (the ended ones too), in processing order, for a
+    /// checkpoint.
     pub fn save(&self) -> Vec<SavedContact> {
         self.list
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.active())
             .map(|(i, c)| SavedContact {
+                end: match (c.ending, c.gone, c.slot == NONE) {
+                    (_, true, true) => SavedEnd::Dropped,
+                    (_, true, false) => SavedEnd::Gone,
+                    (true, false, _) => SavedEnd::Ending,
+                    (false, false, _) => SavedEnd::Live,
+                },
                 geom: c.geom,
                 law: c.law,
                 a: c.a,
@@ -62,8 +87,8 @@ impl Contacts {
             .collect()
     }
 
-    /// The slots of the candidate `pairs` with the `saved` contacts live again, in their
-    /// saved order: the state [`Contacts::save`] was given, for candidate pairs that have
+    /// The slots of the candidate `pairs` with the `saved` contacts in the list again, in
+    /// their saved order: the state [`Contacts::save`] was given, for candidate pairs that have
     /// not been rebuilt since. Fails (with a message for a checkpoint error) when a saved
     /// contact does not fit.
     pub fn restore(
@@ -79,14 +104,6 @@ impl Contacts {
         c.rebuild(pairs, p, d).map_err(|e| e.to_string())?;
         c.reserve(saved.len());
         for s in saved {
-            let key = (s.geom, s.law, s.a, s.b, s.feature);
-            let i = c.slots.binary_search_by_key(&key, Slot::key).map_err(|_| {
-                format!(
-                    "contact {}-{} (functor #{}, law #{}, term {}) is not a candidate pair of \
-                     the scene",
-                    s.a, s.b, s.geom, s.law, s.feature
-                )
-            })?;
             if s.state.len() != c.stride {
                 return Err(format!(
                     "contact {}-{} has {} law state values, the laws of the scene need {}",
@@ -96,26 +113,68 @@ impl Contacts {
                     c.stride
                 ));
             }
-            if c.slots[i].contact != NONE {
-                return Err(format!("contact {}-{} is saved twice", s.a, s.b));
-            }
-            // Only a pair of one shape kind can take either roles.
-            let kind = |i: u32| p.shape[i as usize].kind();
-            if s.swap != c.slots[i].swap && kind(s.a) != kind(s.b) {
-                return Err(format!(
-                    "contact {}-{} gives its bodies roles its functor does not take",
-                    s.a, s.b
-                ));
-            }
             let onset = Onset {
                 time: s.onset[0],
                 normal_velocity: s.onset[1],
             };
-            c.push(i, s.l6, onset, s.new);
+            if s.end == SavedEnd::Dropped {
+                // Without a slot: its pair is no candidate.
+                if s.a >= s.b
+                    || s.b as usize >= p.len()
+                    || s.geom as usize >= d.geoms.len()
+                    || s.law as usize >= d.laws.len()
+                {
+                    return Err(format!(
+                        "ended contact {}-{} of unknown particles",
+                        s.a, s.b
+                    ));
+                }
+                c.list.push(Contact {
+                    a: s.a,
+                    b: s.b,
+                    geom: s.geom,
+                    law: s.law,
+                    feature: s.feature,
+                    swap: s.swap,
+                    new: s.new,
+                    ending: false,
+                    gone: true,
+                    slot: NONE,
+                    out: LawOutput::default(),
+                    force: Vector3::zeros(),
+                    torque: [Vector3::zeros(); 2],
+                });
+                c.push_data(&s.l6, &onset);
+            } else {
+                let key = (s.geom, s.law, s.a, s.b, s.feature);
+                let i = c.slots.binary_search_by_key(&key, Slot::key).map_err(|_| {
+                    format!(
+                        "contact {}-{} (functor #{}, law #{}, term {}) is not a candidate pair \
+                         of the scene",
+                        s.a, s.b, s.geom, s.law, s.feature
+                    )
+                })?;
+                if c.slots[i].contact != NONE {
+                    return Err(format!("contact {}-{} is saved twice", s.a, s.b));
+                }
+                // Only a pair of one shape kind can take either roles.
+                let kind = |i: u32| p.shape[i as usize].kind();
+                if s.swap != c.slots[i].swap && kind(s.a) != kind(s.b) {
+                    return Err(format!(
+                        "contact {}-{} gives its bodies roles its functor does not take",
+                        s.a, s.b
+                    ));
+                }
+                c.push(i, s.l6, onset, s.new);
+                let k = c.list.len() - 1;
+                // The slot gives the roles of a pair in storage order; a contact renamed by
+                // a reordering may keep the other roles.
+                let contact = &mut c.list[k];
+                contact.swap = s.swap;
+                contact.ending = s.end == SavedEnd::Ending;
+                contact.gone = s.end == SavedEnd::Gone;
+            }
             let k = c.list.len() - 1;
-            // The slot gives the roles of a pair in storage order; a contact renamed by a
-            // reordering may keep the other roles.
-            c.list[k].swap = s.swap;
             c.state.write(k, &s.state);
         }
         Ok(c)

@@ -1,5 +1,7 @@
 //! Reading triangles from STL (binary or ASCII, with the `stl_io` crate) and Wavefront OBJ
-//! (with `tobj`; polygons are triangulated). Every triangle is checked: a non-finite
+//! (with `tobj`; polygons are triangulated). A binary STL whose length does not match the
+//! triangle count of its header is refused (a triangle is never dropped). Every triangle
+//! is checked: a non-finite
 //! coordinate or a degenerate (zero-area) triangle is refused with the file name and the
 //! triangle's index (counting from 0, in file order).
 
@@ -19,15 +21,29 @@ pub fn read_triangles(path: &Path) -> Result<Vec<Triangle>, DemError> {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    let tris = match ext.as_deref() {
-        Some("stl") => read_stl(path)?,
-        Some("obj") => read_obj(path)?,
-        _ => {
-            return Err(error(
-                path,
-                "unknown mesh format: the file name must end in .stl or .obj",
-            ))
-        }
+    if !matches!(ext.as_deref(), Some("stl" | "obj")) {
+        return Err(error(
+            path,
+            "unknown mesh format: the file name must end in .stl or .obj",
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|source| DemError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_triangles(&bytes, path)
+}
+
+/// [`read_triangles`] of a file's content; `path` names it in errors and gives its format
+/// (by its extension, `.stl` or `.obj`).
+pub fn parse_triangles(bytes: &[u8], path: &Path) -> Result<Vec<Triangle>, DemError> {
+    let obj = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("obj"));
+    let tris = if obj {
+        read_obj(bytes, path)?
+    } else {
+        read_stl(bytes, path)?
     };
     if tris.is_empty() {
         return Err(error(path, "the mesh has no triangles"));
@@ -38,8 +54,8 @@ pub fn read_triangles(path: &Path) -> Result<Vec<Triangle>, DemError> {
     Ok(tris)
 }
 
-/// Why a triangle is unusable, if it is.
-fn check(t: &Triangle) -> Result<(), String> {
+/// Why a triangle is unusable (a non-finite coordinate, zero area), if it is.
+pub fn check(t: &Triangle) -> Result<(), String> {
     if t.iter().flatten().any(|x| !x.is_finite()) {
         return Err(format!("non-finite coordinate in {t:?}"));
     }
@@ -62,13 +78,42 @@ fn check(t: &Triangle) -> Result<(), String> {
     Ok(())
 }
 
-fn read_stl(path: &Path) -> Result<Vec<Triangle>, DemError> {
-    let mut file = std::fs::File::open(path).map_err(|source| DemError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let reader = stl_io::create_stl_reader(&mut file)
-        .map_err(|e| error(path, format!("not a readable STL file: {e}")))?;
+/// Why `bytes` is not a binary STL file whose length matches its triangle count, if it is
+/// not (an ASCII file, all ASCII and starting with `solid`, is not checked here).
+fn binary_length_mismatch(bytes: &[u8]) -> Option<String> {
+    if bytes.trim_ascii_start().starts_with(b"solid") && bytes.is_ascii() {
+        return None;
+    }
+    let Some(count) = bytes.get(80..84) else {
+        return Some(format!(
+            "not a valid STL file: {} bytes, neither ASCII STL (which starts with `solid`) \
+             nor binary STL (an 84-byte header, then 50 bytes per triangle)",
+            bytes.len()
+        ));
+    };
+    let n = u32::from_le_bytes(count.try_into().expect("4 bytes")) as u64;
+    let (want, len) = (84 + 50 * n, bytes.len() as u64);
+    if want == len {
+        return None;
+    }
+    let held = if (len - 84) % 50 == 0 {
+        format!(", room for {} triangles", (len - 84) / 50)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "not a valid STL file: its binary header gives {n} triangles, which take 84 + 50 x \
+         {n} = {want} bytes, but the file has {len} bytes{held}"
+    ))
+}
+
+fn read_stl(bytes: &[u8], path: &Path) -> Result<Vec<Triangle>, DemError> {
+    if let Some(why) = binary_length_mismatch(bytes) {
+        return Err(error(path, why));
+    }
+    let mut cursor = std::io::Cursor::new(bytes);
+    let reader = stl_io::create_stl_reader(&mut cursor)
+        .map_err(|e| error(path, format!("not a valid STL file: {e}")))?;
     let mut tris = Vec::new();
     for (i, t) in reader.enumerate() {
         let t = t.map_err(|e| error(path, format!("triangle {i} (0-based): {e}")))?;
@@ -77,12 +122,16 @@ fn read_stl(path: &Path) -> Result<Vec<Triangle>, DemError> {
     Ok(tris)
 }
 
-fn read_obj(path: &Path) -> Result<Vec<Triangle>, DemError> {
+fn read_obj(bytes: &[u8], path: &Path) -> Result<Vec<Triangle>, DemError> {
     let options = tobj::LoadOptions {
         triangulate: true,
         ..Default::default()
     };
-    let (models, _materials) = tobj::load_obj(path, &options)
+    // Materials (`mtllib`) are not used.
+    let (models, _materials) =
+        tobj::load_obj_buf(&mut std::io::Cursor::new(bytes), &options, |_| {
+            Err(tobj::LoadError::OpenFileFailed)
+        })
         .map_err(|e| error(path, format!("not a readable OBJ file: {e}")))?;
     let mut tris = Vec::new();
     for m in &models {

@@ -4,9 +4,11 @@
 //! comma-separated list of column names; each further line is one sphere. Columns (SI):
 //! `x`, `y`, `z` (centre, m; required), `vx`, `vy`, `vz` (velocity at `t = -dt/2`, m/s),
 //! `wx`, `wy`, `wz` (angular velocity, rad/s), `radius` (m; else the scene's `radius`).
-//! With a `kind` column, rows whose kind is not `Sphere` are skipped; any other column
-//! (e.g. `id`) is ignored. So the benchmark files (`id,x,y,z,vx,vy,vz`) and the
-//! `particles.csv` a run writes (walls included) read as they are.
+//! The columns `id`, `fx`, `fy`, `fz` are ignored. With a `kind` column, rows of the other
+//! kinds a run writes (`Wall`, `Facet`, `Polyhedron`) are skipped. So the benchmark files
+//! (`id,x,y,z,vx,vy,vz`) and the `particles.csv` a run writes (walls included) read as they
+//! are. Any other column name (a misspelt `vz`) and any other kind (`sphere`) is an error
+//! naming the file and line: a row or a column is never dropped silently.
 
 use crate::error::DemError;
 use nalgebra::Vector3;
@@ -26,6 +28,10 @@ pub struct CsvSphere {
 }
 
 const COLUMNS: [&str; 10] = ["x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz", "radius"];
+/// Columns read and then ignored (as `particles.csv` has them), besides `kind`.
+const IGNORED: [&str; 4] = ["id", "fx", "fy", "fz"];
+/// Kinds of the rows skipped (the other particles `particles.csv` lists).
+const SKIPPED_KINDS: [&str; 3] = ["Wall", "Facet", "Polyhedron"];
 
 /// Reads the spheres of a CSV file. Errors name the file, the line and the column.
 pub fn read(path: &Path) -> Result<Vec<CsvSphere>, DemError> {
@@ -70,6 +76,20 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<CsvSphere>, DemError> {
             ));
         }
     }
+    if let Some(unknown) = names
+        .iter()
+        .find(|n| !COLUMNS.contains(n) && !IGNORED.contains(n) && **n != "kind")
+    {
+        return Err(at(
+            header_line,
+            format!(
+                "unknown column `{unknown}` in the header `{header}` (read: {}; ignored: \
+                 kind, {})",
+                COLUMNS.join(", "),
+                IGNORED.join(", ")
+            ),
+        ));
+    }
     let kind = names.iter().position(|n| *n == "kind");
     let mut out = Vec::new();
     for (line, row) in rows {
@@ -84,8 +104,21 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<CsvSphere>, DemError> {
                 ),
             ));
         }
-        if kind.is_some_and(|k| cells[k] != "Sphere") {
-            continue;
+        if let Some(k) = kind {
+            match cells[k] {
+                "Sphere" => {}
+                other if SKIPPED_KINDS.contains(&other) => continue,
+                other => {
+                    return Err(at(
+                        line,
+                        format!(
+                            "column `kind`: `{other}` is not one of Sphere (read), {} \
+                             (skipped)",
+                            SKIPPED_KINDS.join(", ")
+                        ),
+                    ))
+                }
+            }
         }
         let mut v = [0.0; COLUMNS.len()];
         for (k, slot) in index.iter().enumerate() {
@@ -160,5 +193,22 @@ mod tests {
         assert_eq!(s[0].center, Vector3::new(5.00884375978415e-4, 1.0, 2.0));
         assert_eq!(s[0].angular_velocity, Vector3::new(6.0, 7.0, 8.0));
         assert_eq!(s[0].radius, Some(5e-4));
+    }
+
+    #[test]
+    fn unknown_columns_and_kinds_are_refused_with_file_and_line() {
+        let e = parse(
+            "# spheres\nx,y,z,vx,vy,vzz\n0,0,0,1,2,3\n",
+            Path::new("a.csv"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("a.csv:2: unknown column `vzz`"), "{e}");
+        let text = "id,kind,x,y,z\n0,Sphere,0,0,0\n1,sphere,1,0,0\n";
+        let e = parse(text, Path::new("b.csv")).unwrap_err().to_string();
+        assert!(
+            e.contains("b.csv:3: column `kind`: `sphere` is not one of Sphere"),
+            "{e}"
+        );
     }
 }

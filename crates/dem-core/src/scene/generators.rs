@@ -79,9 +79,12 @@ pub fn expand_bodies(
     materials: &BTreeMap<String, u32>,
     p: &mut Particles,
 ) -> Result<Boundaries, DemError> {
+    super::budget::check(scene, super::budget::available_memory())?;
     let mut out = Boundaries::default();
     let mats: Vec<_> = scene.materials.values().collect();
+    let mut spans = Vec::with_capacity(scene.bodies.len());
     for (k, spec) in scene.bodies.iter().enumerate() {
+        let start = p.len();
         let vectors: Vec<[f64; 3]> = match spec {
             BodySpec::Sphere {
                 center,
@@ -179,9 +182,12 @@ pub fn expand_bodies(
             } => {
                 positive("radius", *radius)?;
                 positive("spacing", *spacing)?;
-                if *velocity_spread < 0.0 {
+                // The random part is drawn from [-spread, spread]: its width must be finite.
+                if !(*velocity_spread >= 0.0 && (2.0 * velocity_spread).is_finite()) {
                     return Err(scene.error(format!(
-                        "bodies[{k}].velocity_spread: must be >= 0, got {velocity_spread}"
+                        "bodies[{k}].velocity_spread: must be >= 0 and at most {:e} m/s (half \
+                         the largest float), got {velocity_spread:e}",
+                        f64::MAX / 2.0
                     )));
                 }
                 let m = mat(material)?;
@@ -221,7 +227,16 @@ pub fn expand_bodies(
                 let m = mat(material)?;
                 let base = scene.origin.parent().unwrap_or(std::path::Path::new("."));
                 let path = base.join(file);
-                for (row, s) in super::csv::read(&path)?.into_iter().enumerate() {
+                let spheres = super::csv::read(&path)
+                    .map_err(|e| scene.error(format!("bodies[{k}].file: {e}")))?;
+                if spheres.is_empty() {
+                    return Err(scene.error(format!(
+                        "bodies[{k}].file: {} holds no sphere (a header without rows, or \
+                         rows of other kinds only)",
+                        path.display()
+                    )));
+                }
+                for (row, s) in spheres.into_iter().enumerate() {
                     let r = s.radius.or(*radius).ok_or_else(|| {
                         scene.error(format!(
                             "bodies[{k}]: {} has no `radius` column and the body gives no \
@@ -345,6 +360,15 @@ pub fn expand_bodies(
             }
             BodySpec::Box { min, max, material } => {
                 let m = mat(material)?;
+                if let Some(axis) = (0..3).find(|&i| min[i] >= max[i]) {
+                    return Err(scene.error(format!(
+                        "bodies[{k}]: Box max must exceed min on every axis; on {} min is {} \
+                         and max {}",
+                        ["x", "y", "z"][axis],
+                        min[axis],
+                        max[axis]
+                    )));
+                }
                 for axis in 0..3 {
                     let n = Vector3::ith(axis, 1.0);
                     add_wall(p, v(*min), n, 1, m, Vector3::zeros());
@@ -352,6 +376,8 @@ pub fn expand_bodies(
                 }
             }
         }
+        spans.push(start..p.len());
     }
+    super::placement::check_sides(scene, p, &spans)?;
     Ok(out)
 }

@@ -3,7 +3,7 @@
 
 use super::{BodySpec, Boundaries, Scene};
 use crate::error::DemError;
-use crate::mesh::read::read_triangles;
+use crate::mesh::read::{check, read_triangles};
 use crate::mesh::{build_facets, MeshBody};
 use crate::motion::{Motion, Prescribed};
 use crate::particles::{Dofs, Particles, Shape};
@@ -70,10 +70,31 @@ pub(super) fn add_mesh(
     let path = base.join(file);
     let rot = UnitQuaternion::from_scaled_axis(v(*rotate));
     let shift = v(*translate);
-    let tris: Vec<[Vector3<f64>; 3]> = read_triangles(&path)?
+    let tris: Vec<[Vector3<f64>; 3]> = read_triangles(&path)
+        .map_err(|e| scene.error(format!("bodies[{k}].file: {e}")))?
         .iter()
         .map(|t| t.map(|x| rot * (v(x) * *scale) + shift))
         .collect();
+    // Placed, a triangle can collapse (a tiny scale, or a large translation that rounds
+    // its vertices together) or overflow.
+    for (i, t) in tris.iter().enumerate() {
+        check(&t.map(|x| [x.x, x.y, x.z])).map_err(|why| {
+            scene.error(format!(
+                "bodies[{k}]: triangle {i} (0-based) of {}, placed with scale {scale:e}, \
+                 rotate and translate: {why}",
+                path.display()
+            ))
+        })?;
+    }
+    let (duplicates, non_manifold) = defects(&tris);
+    if duplicates + non_manifold > 0 {
+        tracing::warn!(
+            "{}: bodies[{k}] ({}): {duplicates} duplicate triangles and {non_manifold} edges \
+             shared by more than two triangles: contacts there may be counted twice",
+            scene.origin.display(),
+            path.display()
+        );
+    }
     // The reference point: the rotation centre of a rotating mesh, else the translation.
     let origin = motion.and_then(|m| m.center()).unwrap_or(shift);
     let index = out.meshes.len() as u32;
@@ -101,4 +122,42 @@ pub(super) fn add_mesh(
     });
     out.meshes.push(MeshBody { name, facets });
     Ok(())
+}
+
+/// Numbers of duplicate triangles (the same three vertices as an earlier one) and of
+/// non-manifold edges (shared by more than two triangles) of a placed mesh.
+pub(crate) fn defects(tris: &[[Vector3<f64>; 3]]) -> (usize, usize) {
+    let key = |x: &Vector3<f64>| [x.x.to_bits(), x.y.to_bits(), x.z.to_bits()];
+    let mut faces = std::collections::HashSet::new();
+    let mut edges: std::collections::HashMap<_, usize> = std::collections::HashMap::new();
+    let mut duplicates = 0;
+    for t in tris {
+        let mut f = t.map(|x| key(&x));
+        f.sort();
+        if !faces.insert(f) {
+            duplicates += 1;
+            continue;
+        }
+        for (a, b) in [(f[0], f[1]), (f[1], f[2]), (f[0], f[2])] {
+            *edges.entry((a, b)).or_default() += 1;
+        }
+    }
+    (duplicates, edges.values().filter(|&&n| n > 2).count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_and_non_manifold_facets_are_counted() {
+        let p = |x: f64, y: f64, z: f64| Vector3::new(x, y, z);
+        let a = [p(0., 0., 0.), p(1., 0., 0.), p(0., 1., 0.)];
+        let b = [p(1., 0., 0.), p(0., 0., 0.), p(0., -1., 0.)];
+        let c = [p(0., 0., 0.), p(1., 0., 0.), p(0., 0., 1.)];
+        assert_eq!(defects(&[a, b]), (0, 0));
+        // `a` again in another vertex order; a third triangle on the edge 0-1.
+        assert_eq!(defects(&[a, b, [a[1], a[2], a[0]]]), (1, 0));
+        assert_eq!(defects(&[a, b, c]), (0, 1));
+    }
 }

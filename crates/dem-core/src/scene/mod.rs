@@ -1,10 +1,12 @@
 //! The scene file (RON). Unknown fields are errors; every error names the file, line and
 //! column (parse errors) or the field path (consistency errors). See `docs/scenes.md`.
 
+pub mod budget;
 pub mod csv;
 mod generators;
 pub mod geometric_epsilon;
 mod mesh_body;
+mod placement;
 mod polyhedra;
 mod settings;
 
@@ -374,6 +376,22 @@ pub struct Scene {
     /// The scene text (set on load).
     #[serde(skip)]
     pub text: String,
+    /// The files the scene reads (meshes, CSV imports) with a digest of their content as
+    /// found when the scene was parsed (set on load).
+    #[serde(skip)]
+    pub inputs: Vec<InputFile>,
+}
+
+/// A file a scene reads, and a digest of its content.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, Deserialize)]
+pub struct InputFile {
+    /// Field of the scene naming it, e.g. `bodies[2].file`.
+    pub field: String,
+    /// The path as the scene gives it (relative to the scene file).
+    pub file: String,
+    /// CRC-32 and length of its content; `None` when it could not be read (its reader
+    /// reports why).
+    pub digest: Option<(u32, u64)>,
 }
 
 /// Parses a RON file's text as dem reads its inputs (implicit `Some`); errors name
@@ -396,7 +414,27 @@ impl Scene {
         let mut scene: Scene = parse_ron(text, origin)?;
         scene.origin = origin.to_path_buf();
         scene.text = text.to_string();
+        scene.inputs = scene.input_files();
         Ok(scene)
+    }
+
+    /// The files the bodies read, with the digest of their content now.
+    fn input_files(&self) -> Vec<InputFile> {
+        let base = self.origin.parent().unwrap_or(Path::new("."));
+        self.bodies
+            .iter()
+            .enumerate()
+            .filter_map(|(k, b)| match b {
+                BodySpec::Mesh { file, .. } | BodySpec::Csv { file, .. } => Some(InputFile {
+                    field: format!("bodies[{k}].file"),
+                    file: file.clone(),
+                    digest: std::fs::read(base.join(file))
+                        .ok()
+                        .map(|bytes| (crc32fast::hash(&bytes), bytes.len() as u64)),
+                }),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Reads and parses a scene file.

@@ -1,0 +1,160 @@
+//! Runs whose results would be meaningless stop with the step and the particle named:
+//! non-finite energies, energy created by an unstable time step; and scenes that would
+//! blow up from the start (a sphere behind a one-sided wall or outside its box, an
+//! inverted box) are refused at load with the body and the field.
+
+use dem_core::guards::GROWTH_FACTOR;
+use dem_core::DemError;
+use dem_verification::sim_from_text;
+
+/// A sphere of 1 cm (4.2 g) above a one-sided floor; the body text, gravity and time step
+/// are filled in.
+fn scene(body: &str, gravity: &str, timestep: &str) -> String {
+    format!(
+        r#"Scene(
+    materials: {{ "m": (density: 1000, young: 1e6, friction: 0.3) }},
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.9))],
+    bodies: [
+        {body},
+        Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m"),
+    ],
+    gravity: {gravity},
+    timestep: {timestep},
+    duration: Steps(100000),
+)"#
+    )
+}
+
+const SPHERE: &str = r#"Sphere(center: (0, 0, 0.0099), radius: 0.01, material: "m")"#;
+
+fn run_error(text: &str, steps: u64) -> DemError {
+    let mut sim = sim_from_text(text, "guard.ron").unwrap();
+    sim.run_steps(steps).expect_err("the run stops")
+}
+
+fn load_error(text: &str) -> String {
+    match sim_from_text(text, "guard.ron") {
+        Ok(_) => panic!("expected the scene to be refused"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn non_finite_energy_stops_the_run_naming_particle_and_step() {
+    // Each finite in itself; their energies are not.
+    let cases = [
+        (
+            SPHERE.replace("material", "velocity: (1e300, 0, 0), material"),
+            "(0, 0, -9.81)",
+        ),
+        (SPHERE.replace("0.0099", "1e308"), "(0, 0, -9.81)"),
+        (SPHERE.replace("0.0099", "1"), "(-1e308, 0, 0)"),
+    ];
+    for (body, gravity) in cases {
+        let e = run_error(&scene(&body, gravity, "Fixed(1e-5)"), 5).to_string();
+        assert!(
+            e.contains("non-finite state of particle 0") && e.contains("energy"),
+            "{body}, gravity {gravity}: {e}"
+        );
+        assert!(
+            e.starts_with("step 0: ") || e.starts_with("step 1: "),
+            "{e}"
+        );
+    }
+}
+
+/// Critical time step of the sphere on the floor: sqrt(m / k) with the linear law's
+/// normal stiffness against a wall, k = 2 E r (law-linear: kn = 2 E r1 r2 / (r1 + r2),
+/// r2 infinite).
+fn critical() -> f64 {
+    let m = 1000.0 * 4.0 / 3.0 * std::f64::consts::PI * 1e-6;
+    (m / (2.0 * 1e6 * 0.01)).sqrt()
+}
+
+#[test]
+fn energy_growth_stops_an_unstable_run() {
+    for factor in [10.0, 1000.0, 1e5] {
+        let dt = factor * critical();
+        let text = scene(SPHERE, "(0, 0, -9.81)", &format!("Fixed({dt:e})"));
+        let sim = sim_from_text(&text, "guard.ron").unwrap();
+        assert!((sim.critical_dt - critical()).abs() < 1e-9 * critical());
+        let e = run_error(&text, 10_000);
+        let message = e.to_string();
+        assert!(
+            matches!(e, DemError::EnergyGrowth { particle: 0, .. })
+                && message.contains(&format!("more than {GROWTH_FACTOR} times")),
+            "dt = {factor} x critical: {message}"
+        );
+    }
+}
+
+#[test]
+fn a_stable_run_is_not_stopped() {
+    // The same sphere bouncing at half the critical step: energy conserved to round-off
+    // (restitution 0.9 dissipates, which the ledger books), no guard fires.
+    let body = SPHERE.replace("0.0099", "0.05");
+    let text = scene(
+        &body,
+        "(0, 0, -9.81)",
+        &format!("Fixed({:e})", 0.5 * critical()),
+    );
+    let mut sim = sim_from_text(&text, "guard.ron").unwrap();
+    sim.run_steps(20_000).unwrap();
+    assert!(sim.ledger.damping > 0.0, "it bounced");
+}
+
+#[test]
+fn spheres_behind_one_sided_walls_are_refused_at_load() {
+    let below = SPHERE.replace("0.0099", "-0.02");
+    let e = load_error(&scene(&below, "(0, 0, -9.81)", "Fixed(1e-5)"));
+    assert!(
+        e.contains("guard.ron: bodies[0]: starts with its centre [0, 0, -0.02] m behind the one-sided Wall bodies[1]"),
+        "{e}"
+    );
+    // Outside its box: the fifth sphere of a lattice pokes out through x = max.
+    let boxed = r#"Scene(
+    materials: { "m": (density: 1000, young: 1e6) },
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl")],
+    bodies: [
+        Lattice(origin: (0.01, 0.01, 0.01), count: (5, 1, 1), spacing: 0.02, radius: 0.005,
+                material: "m"),
+        Box(min: (0, 0, 0), max: (0.08, 0.1, 0.1), material: "m"),
+    ],
+    timestep: Critical(0.1),
+    duration: Steps(10),
+)"#;
+    let e = load_error(boxed);
+    assert!(
+        e.contains("bodies[0] (its particle 4): starts with its centre [0.09, 0.01, 0.01] m behind the x = max face of the Box bodies[1]"),
+        "{e}"
+    );
+    // An inverted box.
+    let e = load_error(&boxed.replace("max: (0.08, 0.1, 0.1)", "max: (0.1, -0.1, 0.1)"));
+    assert!(
+        e.contains("bodies[1]: Box max must exceed min on every axis; on y min is 0 and max -0.1"),
+        "{e}"
+    );
+    // In front of the wall, overlapping it by less than the radius: a contact, accepted.
+    sim_from_text(&scene(SPHERE, "(0, 0, -9.81)", "Fixed(1e-5)"), "guard.ron").unwrap();
+}
+
+#[test]
+fn a_huge_velocity_spread_is_refused_not_a_panic() {
+    let lattice = r#"Lattice(origin: (0, 0, 0.05), count: (2, 2, 2), spacing: 0.03, radius: 0.01,
+                material: "m", velocity_spread: 1e308)"#;
+    let e = load_error(&scene(lattice, "(0, 0, -9.81)", "Fixed(1e-5)"));
+    assert!(
+        e.contains("bodies[0].velocity_spread: must be >= 0 and at most"),
+        "{e}"
+    );
+    // The largest accepted spread gives velocities, and so energies, that stop the run.
+    let e = run_error(
+        &scene(
+            &lattice.replace("1e308", "8e307"),
+            "(0, 0, -9.81)",
+            "Fixed(1e-5)",
+        ),
+        2,
+    );
+    assert!(e.to_string().contains("non-finite"), "{e}");
+}
