@@ -1,5 +1,10 @@
 //! Nanoseconds per cube-cube intersection and contact, overlapping and separated,
 //! and per rock-rock contact. Run with `cargo bench -p dem-convex`.
+//!
+//! For instruction counts (repeatable on a loaded machine): `DEM_BENCH_PASSES=N` runs
+//! each selected set exactly N times through [`pass`], untimed, so that
+//! `valgrind --tool=callgrind --toggle-collect='intersection::pass*'` counts only
+//! the calls (instructions per call = total / (N × pairs)).
 
 use dem_convex::generate::{cube, rock};
 use dem_convex::{contact, intersect, ContactOptions, Polyhedron};
@@ -56,6 +61,19 @@ fn time(
     for (a, b) in set {
         hits += usize::from(f(a, b));
     }
+    if let Some(n) = std::env::var("DEM_BENCH_PASSES")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+    {
+        for _ in 0..n {
+            pass(set, f);
+        }
+        println!(
+            "{name:<36} {n} untimed passes   ({hits}/{} pairs in contact)",
+            set.len()
+        );
+        return;
+    }
     let start = Instant::now();
     let cpu0 = thread_cpu_ns();
     let mut calls = 0u64;
@@ -76,6 +94,14 @@ fn time(
     );
 }
 
+/// One call of `f` per pair: the unit that callgrind's `--toggle-collect` counts.
+#[inline(never)]
+fn pass(set: &[(Polyhedron, Polyhedron)], f: &dyn Fn(&Polyhedron, &Polyhedron) -> bool) {
+    for (a, b) in set {
+        black_box(f(black_box(a), black_box(b)));
+    }
+}
+
 /// CPU time of this thread (ns) from Linux's schedstat: unlike wall time it is not
 /// inflated when other processes share the cores.
 fn thread_cpu_ns() -> Option<u64> {
@@ -90,6 +116,15 @@ fn main() {
     let overlapping = pairs(&cubes, 0.6, 1000, 1);
     let separated = pairs(&cubes, 2.0, 1000, 2);
     let rock_pairs = pairs(&rocks, 0.6, 1000, 3);
+    // Apart, but with overlapping bounding spheres (what a broad phase hands over).
+    let near = |set: Vec<(Polyhedron, Polyhedron)>| -> Vec<(Polyhedron, Polyhedron)> {
+        set.into_iter()
+            .filter(|(a, b)| dem_convex::gjk_distance(a, b).distance > 1e-3)
+            .take(1000)
+            .collect()
+    };
+    let near_cubes = near(pairs(&cubes, 1.3, 5000, 4));
+    let near_rocks = near(pairs(&rocks, 1.0, 3000, 5));
     time("cube-cube intersect, overlapping", &overlapping, &|a, b| {
         intersect(a, b, 1e-6).is_ok()
     });
@@ -99,6 +134,17 @@ fn main() {
     time("cube-cube contact, separated", &separated, &|a, b| {
         contact(a, b, &opts).is_ok()
     });
+    time("cube-cube contact, near miss", &near_cubes, &|a, b| {
+        contact(a, b, &opts).is_ok()
+    });
+    time("rock-rock contact, near miss", &near_rocks, &|a, b| {
+        contact(a, b, &opts).is_ok()
+    });
+    time(
+        "rock-rock intersect (30-point hulls)",
+        &rock_pairs,
+        &|a, b| intersect(a, b, 1e-6).is_ok(),
+    );
     time(
         "rock-rock contact (30-point hulls)",
         &rock_pairs,
