@@ -201,6 +201,9 @@ fn unusual_pairs() -> Vec<(Polyhedron, Polyhedron)> {
                 c.clone(),
                 c.translated(&Vector3::new(rng.random_range(-0.5..0.5), 0.3, dz)),
             ));
+            // Flush side faces (coplanar planes of A and B merged).
+            let dx = [0.0, 0.2, 1e-12][k / 5 % 3];
+            out.push((c.clone(), c.translated(&Vector3::new(dx, 0.0, dz))));
             b
         } else {
             b
