@@ -31,6 +31,7 @@
 pub mod clip;
 pub mod epsilon;
 pub mod facet;
+pub mod posed;
 pub mod potential;
 pub mod section;
 pub mod sphere;
@@ -184,10 +185,6 @@ impl PolyPoly {
         let (Some(s1), Some(s2)) = (b1.shape.polyhedron(), b2.shape.polyhedron()) else {
             return Err("not a pair of polyhedra".into());
         };
-        let (a, b) = (
-            s1.to_convex(&b1.pos, &b1.ori),
-            s2.to_convex(&b2.pos, &b2.ori),
-        );
         let opts = ContactOptions { epsilon: eps };
         let (r1, r2) = (s1.equivalent_radius(), s2.equivalent_radius());
         let raw = |point: dem_api::nalgebra::Point3<f64>, normal, gap, area| RawGeom {
@@ -200,30 +197,34 @@ impl PolyPoly {
             area,
             weight: 1.0,
         };
-        let found = match self.definition {
-            Definition::Solfec => {
-                contact(&a, &b, &opts).map(|c| (c.point, c.normal, c.gap, c.area))
-            }
-            Definition::Potential => match intersect(&a, &b, opts.epsilon) {
-                Ok(inter) => Ok(match potential::potential_contact(&a, &b, &inter) {
-                    Some(c) => (c.point, c.normal, c.gap, c.area),
-                    // No depth: touching, no force.
-                    None => {
-                        let d = b2.pos.na() - b1.pos.na();
-                        let n = if d.norm() > 0.0 {
-                            d.normalize()
-                        } else {
-                            Vector3::z()
-                        };
-                        (inter.centre.point, n, 0.0, 0.0)
+        let definition = self.definition;
+        let found =
+            posed::with_posed_pair((s1, &b1.pos, &b1.ori), (s2, &b2.pos, &b2.ori), |a, b| {
+                match definition {
+                    Definition::Solfec => {
+                        contact(a, b, &opts).map(|c| (c.point, c.normal, c.gap, c.area))
                     }
-                }),
-                Err(IntersectionError::Touching { point, normal, .. }) => {
-                    Ok((point, normal, 0.0, 0.0))
+                    Definition::Potential => match intersect(a, b, opts.epsilon) {
+                        Ok(inter) => Ok(match potential::potential_contact(a, b, &inter) {
+                            Some(c) => (c.point, c.normal, c.gap, c.area),
+                            // No depth: touching, no force.
+                            None => {
+                                let d = b2.pos.na() - b1.pos.na();
+                                let n = if d.norm() > 0.0 {
+                                    d.normalize()
+                                } else {
+                                    Vector3::z()
+                                };
+                                (inter.centre.point, n, 0.0, 0.0)
+                            }
+                        }),
+                        Err(IntersectionError::Touching { point, normal, .. }) => {
+                            Ok((point, normal, 0.0, 0.0))
+                        }
+                        Err(e) => Err(e),
+                    },
                 }
-                Err(e) => Err(e),
-            },
-        };
+            });
         match found {
             Ok((point, normal, gap, area)) => Ok(Some(raw(point, normal.into(), gap, area))),
             Err(IntersectionError::Separated {
