@@ -1,8 +1,9 @@
 //! A body's polyhedron placed at its pose, built into buffers kept per thread: the
 //! allocation-free counterpart of `PolyhedronShape::to_convex`, with the same
-//! arithmetic (so the same bits; see the test). A pair functor poses two bodies per
-//! call; with `to_convex` that was two vertex lists and one index list per face
-//! allocated and freed each time (about 45k instructions for two 30-point rocks).
+//! arithmetic (so the same bits; see the test). The pair functor poses two bodies per
+//! call, the wall and sphere functors one; with `to_convex` that was a vertex list and
+//! one index list per face allocated and freed for each body each time (about 45k
+//! instructions for two 30-point rocks).
 //! The buffers are overwritten whole on every call, so results do not depend on which
 //! thread ran which pair before.
 
@@ -34,6 +35,23 @@ thread_local! {
         Polyhedron::from_trusted_parts(Vec::new(), Vec::new()),
         Polyhedron::from_trusted_parts(Vec::new(), Vec::new()),
     ]);
+}
+
+/// Run `f` on the body placed at its pose (this thread's buffer).
+pub fn with_posed<R>(
+    shape: &PolyhedronShape,
+    pos: &Vec3,
+    ori: &Quat,
+    f: impl FnOnce(&Polyhedron) -> R,
+) -> R {
+    POSED.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut pair) => {
+            pose_into(shape, pos, ori, &mut pair[0]);
+            f(&pair[0])
+        }
+        // Re-entered (not done by the functors): a fresh body.
+        Err(_) => f(&shape.to_convex(pos, ori)),
+    })
 }
 
 /// Run `f` on the two bodies placed at their poses (this thread's buffers).
