@@ -1,5 +1,15 @@
 //! Nanoseconds per cube-cube intersection and contact, overlapping and separated,
 //! and per rock-rock contact. Run with `cargo bench -p dem-convex`.
+//!
+//! For instruction counts (repeatable on a loaded machine): `DEM_BENCH_PASSES=N` runs
+//! each selected set exactly N times through [`pass`], untimed, so that
+//! `valgrind --tool=callgrind --toggle-collect='intersection::pass*'` counts only
+//! the calls (instructions per call = total / (N × pairs)).
+//!
+//! `DEM_BENCH_DIGEST=1` prints instead a hash of every bit of the results (GJK,
+//! Chebyshev centre, intersection, contact) on all sets plus degenerate and touching
+//! pairs: equal digests before and after a change show that it left results bitwise
+//! unchanged.
 
 use dem_convex::generate::{cube, rock};
 use dem_convex::{contact, intersect, ContactOptions, Polyhedron};
@@ -56,6 +66,19 @@ fn time(
     for (a, b) in set {
         hits += usize::from(f(a, b));
     }
+    if let Some(n) = std::env::var("DEM_BENCH_PASSES")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+    {
+        for _ in 0..n {
+            pass(set, f);
+        }
+        println!(
+            "{name:<36} {n} untimed passes   ({hits}/{} pairs in contact)",
+            set.len()
+        );
+        return;
+    }
     let start = Instant::now();
     let cpu0 = thread_cpu_ns();
     let mut calls = 0u64;
@@ -76,11 +99,130 @@ fn time(
     );
 }
 
+/// One call of `f` per pair: the unit that callgrind's `--toggle-collect` counts.
+#[inline(never)]
+fn pass(set: &[(Polyhedron, Polyhedron)], f: &dyn Fn(&Polyhedron, &Polyhedron) -> bool) {
+    for (a, b) in set {
+        black_box(f(black_box(a), black_box(b)));
+    }
+}
+
 /// CPU time of this thread (ns) from Linux's schedstat: unlike wall time it is not
 /// inflated when other processes share the cores.
 fn thread_cpu_ns() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     s.split_whitespace().next()?.parse().ok()
+}
+
+/// Hash of every bit of the results on `sets` (see the module doc).
+fn digest(sets: &[&[(Polyhedron, Polyhedron)]]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let bits = |x: &[f64], h: &mut std::collections::hash_map::DefaultHasher| {
+        for v in x {
+            v.to_bits().hash(h);
+        }
+    };
+    let opts = ContactOptions::for_size(1.0);
+    for set in sets {
+        for (a, b) in set.iter() {
+            let p = dem_convex::gjk_distance(a, b);
+            bits(&[p.distance], &mut h);
+            bits(p.point_a.coords.as_slice(), &mut h);
+            bits(p.point_b.coords.as_slice(), &mut h);
+            p.iterations.hash(&mut h);
+            match dem_convex::chebyshev_centre(a, b) {
+                Ok(c) => {
+                    bits(c.point.coords.as_slice(), &mut h);
+                    bits(&[c.radius], &mut h);
+                    for (body, i, l) in &c.active {
+                        (body, i).hash(&mut h);
+                        bits(&[*l], &mut h);
+                    }
+                }
+                Err(e) => e.0.hash(&mut h),
+            }
+            match intersect(a, b, 1e-6) {
+                Ok(i) => {
+                    for v in i.polyhedron.vertices() {
+                        bits(v.coords.as_slice(), &mut h);
+                    }
+                    for f in i.polyhedron.faces() {
+                        f.vertices.hash(&mut h);
+                        bits(f.normal.as_slice(), &mut h);
+                        bits(&[f.offset], &mut h);
+                    }
+                    for s in &i.sources {
+                        (s.a, s.b).hash(&mut h);
+                    }
+                }
+                Err(e) => format!("{e:?}").hash(&mut h),
+            }
+            match contact(a, b, &opts) {
+                Ok(c) => {
+                    bits(c.point.coords.as_slice(), &mut h);
+                    bits(c.normal.as_slice(), &mut h);
+                    bits(&[c.area, c.volume, c.gap, c.conditioning], &mut h);
+                    c.faces.hash(&mut h);
+                    format!("{:?}", c.kind).hash(&mut h);
+                }
+                Err(e) => format!("{e:?}").hash(&mut h),
+            }
+        }
+    }
+    h.finish()
+}
+
+/// Slivers, needles, flat rocks and cubes, overlapping, touching face to face and
+/// apart: the unusual paths of the computation.
+fn unusual_pairs() -> Vec<(Polyhedron, Polyhedron)> {
+    use dem_convex::generate::cuboid;
+    use nalgebra::Point3;
+    let mut rng = Pcg64::seed_from_u64(21);
+    let mut out = Vec::new();
+    for k in 0..600 {
+        let shape = |rng: &mut Pcg64| match rng.random_range(0..4) {
+            0 => cuboid(Point3::new(-0.5, -0.5, -1e-7), Point3::new(0.5, 0.5, 1e-7)).unwrap(),
+            1 => cuboid(
+                Point3::new(-1e-6, -1e-6, -0.7),
+                Point3::new(1e-6, 1e-6, 0.7),
+            )
+            .unwrap(),
+            2 => rock(rng.random(), 200, Vector3::new(0.6, 0.6, 1e-4)).unwrap(),
+            _ => cube(1.0).unwrap(),
+        };
+        let a = shape(&mut rng);
+        let b = shape(&mut rng);
+        let b = if k % 5 == 0 {
+            // Cubes face to face (touching) or a hair apart or into each other.
+            let c = cube(1.0).unwrap();
+            let dz = [1.0, 1.0 + 1e-9, 1.0 - 1e-9, 0.999, 1.0 + 1e-7][k / 5 % 5];
+            out.push((
+                c.clone(),
+                c.translated(&Vector3::new(rng.random_range(-0.5..0.5), 0.3, dz)),
+            ));
+            // Flush side faces (coplanar planes of A and B merged).
+            let dx = [0.0, 0.2, 1e-12][k / 5 % 3];
+            out.push((c.clone(), c.translated(&Vector3::new(dx, 0.0, dz))));
+            b
+        } else {
+            b
+        };
+        let iso = Isometry3::new(
+            Vector3::new(
+                rng.random_range(-0.3..0.3),
+                rng.random_range(-0.3..0.3),
+                rng.random_range(-0.3..0.3),
+            ),
+            Vector3::new(
+                rng.random_range(-2.0..2.0),
+                rng.random_range(-2.0..2.0),
+                rng.random_range(-2.0..2.0),
+            ),
+        );
+        out.push((a, b.transformed(&iso)));
+    }
+    out
 }
 
 fn main() {
@@ -90,6 +232,30 @@ fn main() {
     let overlapping = pairs(&cubes, 0.6, 1000, 1);
     let separated = pairs(&cubes, 2.0, 1000, 2);
     let rock_pairs = pairs(&rocks, 0.6, 1000, 3);
+    // Apart, but with overlapping bounding spheres (what a broad phase hands over).
+    let near = |set: Vec<(Polyhedron, Polyhedron)>| -> Vec<(Polyhedron, Polyhedron)> {
+        set.into_iter()
+            .filter(|(a, b)| dem_convex::gjk_distance(a, b).distance > 1e-3)
+            .take(1000)
+            .collect()
+    };
+    let near_cubes = near(pairs(&cubes, 1.3, 5000, 4));
+    let near_rocks = near(pairs(&rocks, 1.0, 3000, 5));
+    if std::env::var("DEM_BENCH_DIGEST").is_ok() {
+        let unusual = unusual_pairs();
+        println!(
+            "digest {:016x}",
+            digest(&[
+                &overlapping,
+                &separated,
+                &rock_pairs,
+                &near_cubes,
+                &near_rocks,
+                &unusual
+            ])
+        );
+        return;
+    }
     time("cube-cube intersect, overlapping", &overlapping, &|a, b| {
         intersect(a, b, 1e-6).is_ok()
     });
@@ -99,6 +265,17 @@ fn main() {
     time("cube-cube contact, separated", &separated, &|a, b| {
         contact(a, b, &opts).is_ok()
     });
+    time("cube-cube contact, near miss", &near_cubes, &|a, b| {
+        contact(a, b, &opts).is_ok()
+    });
+    time("rock-rock contact, near miss", &near_rocks, &|a, b| {
+        contact(a, b, &opts).is_ok()
+    });
+    time(
+        "rock-rock intersect (30-point hulls)",
+        &rock_pairs,
+        &|a, b| intersect(a, b, 1e-6).is_ok(),
+    );
     time(
         "rock-rock contact (30-point hulls)",
         &rock_pairs,

@@ -86,15 +86,34 @@ fn affine_min(pts: &[Vector3<f64>]) -> Option<[f64; 4]> {
     lam.iter().all(|x| x.is_finite()).then_some(lam)
 }
 
-/// Johnson's sub-algorithm by enumeration: keeps the best sub-simplex in `simplex`
-/// and returns the closest point of the simplex to the origin.
-fn closest_on_simplex(simplex: &mut Vec<Vert>) -> (Vector3<f64>, Vec<f64>) {
-    let n = simplex.len();
+/// The simplex: up to four Minkowski-difference points with their barycentric
+/// weights, in fixed storage (no allocation per query).
+#[derive(Clone, Copy)]
+struct Simplex {
+    verts: [Vert; 4],
+    weights: [f64; 4],
+    len: usize,
+}
+
+impl Simplex {
+    fn verts(&self) -> &[Vert] {
+        &self.verts[..self.len]
+    }
+    fn push(&mut self, v: Vert) {
+        self.verts[self.len] = v;
+        self.len += 1;
+    }
+}
+
+/// Johnson's sub-algorithm by enumeration: keeps the best sub-simplex (and its
+/// weights) in `simplex` and returns the closest point of the simplex to the origin.
+fn closest_on_simplex(simplex: &mut Simplex) -> Vector3<f64> {
+    let n = simplex.len;
     let mut best: Option<(f64, u32, [f64; 4])> = None;
     for mask in 1u32..(1 << n) {
         let mut pts = [Vector3::zeros(); 4];
         let mut m = 0;
-        for (i, s) in simplex.iter().enumerate() {
+        for (i, s) in simplex.verts().iter().enumerate() {
             if mask & (1 << i) != 0 {
                 pts[m] = s.w;
                 m += 1;
@@ -116,22 +135,21 @@ fn closest_on_simplex(simplex: &mut Vec<Vert>) -> (Vector3<f64>, Vec<f64>) {
         }
     }
     let (_, mask, lam) = best.unwrap_or((0.0, 1, [1.0, 0.0, 0.0, 0.0]));
-    let mut kept = Vec::with_capacity(4);
-    let mut weights = Vec::with_capacity(4);
-    let mut k = 0;
-    for (i, vert) in simplex.iter().enumerate() {
+    // Compact in place (kept indices only move down).
+    simplex.len = 0;
+    for i in 0..n {
         if mask & (1 << i) != 0 {
-            kept.push(*vert);
-            weights.push(lam[k]);
-            k += 1;
+            let k = simplex.len;
+            simplex.weights[k] = lam[k];
+            simplex.verts[k] = simplex.verts[i];
+            simplex.len += 1;
         }
     }
-    *simplex = kept;
     let mut v = Vector3::zeros();
-    for (vert, &l) in simplex.iter().zip(&weights) {
+    for (vert, &l) in simplex.verts().iter().zip(&simplex.weights) {
         v += l * vert.w;
     }
-    (v, weights)
+    v
 }
 
 /// GJK distance between two convex polyhedra given in the same frame.
@@ -161,9 +179,13 @@ pub fn gjk_distance_offset(a: &Polyhedron, b: &Polyhedron, offset: &Vector3<f64>
             b: pb,
         }
     };
-    let mut simplex = vec![support(&(b.vertices()[0] + offset - a.vertices()[0]))];
-    let mut v = simplex[0].w;
-    let mut weights = vec![1.0];
+    let first = support(&(b.vertices()[0] + offset - a.vertices()[0]));
+    let mut simplex = Simplex {
+        verts: [first; 4],
+        weights: [1.0, 0.0, 0.0, 0.0],
+        len: 1,
+    };
+    let mut v = first.w;
     let rel = 1e-13;
     let mut iterations = 0;
     for it in 0..128 {
@@ -177,13 +199,12 @@ pub fn gjk_distance_offset(a: &Polyhedron, b: &Polyhedron, offset: &Vector3<f64>
         if vv - v.dot(&w.w) <= rel * vv.max(1e-30 * scale * scale) {
             break;
         }
-        if simplex.iter().any(|s| s.w == w.w) {
+        if simplex.verts().iter().any(|s| s.w == w.w) {
             break;
         }
         simplex.push(w);
-        let (nv, nw) = closest_on_simplex(&mut simplex);
-        weights = nw;
-        if simplex.len() == 4 {
+        let nv = closest_on_simplex(&mut simplex);
+        if simplex.len == 4 {
             // Origin inside the tetrahedron: the bodies overlap.
             v = nv;
             break;
@@ -197,11 +218,11 @@ pub fn gjk_distance_offset(a: &Polyhedron, b: &Polyhedron, offset: &Vector3<f64>
     }
     let mut pa = Vector3::zeros();
     let mut pb = Vector3::zeros();
-    for (s, &l) in simplex.iter().zip(&weights) {
+    for (s, &l) in simplex.verts().iter().zip(&simplex.weights) {
         pa += l * s.a;
         pb += l * s.b;
     }
-    let distance = if simplex.len() == 4 {
+    let distance = if simplex.len == 4 {
         0.0
     } else {
         v.norm() / inv

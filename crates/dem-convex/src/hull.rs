@@ -428,8 +428,10 @@ fn merge_coplanar(
                 .copied()
                 .find(|x| !tris[t].v.contains(x))
                 .ok_or_else(|| ConvexError::HullFailure("duplicate triangle".into()))?;
-            let [a, b, c] = tris[t].v;
-            let side = orient(&p[a], &p[b], &p[c], &p[opp]);
+            // Exact side of `opp` (positive: inner side of t), by the floating
+            // filter first: the exact predicate only when the sign is in doubt
+            // (coplanar triangles always are).
+            let side = -filtered_side(p, &tris[t].v, &tris[t].normal, tris[t].filter, opp);
             if side < 0.0 {
                 return Err(ConvexError::HullFailure(format!(
                     "reflex edge between triangles {:?} and {:?}",

@@ -64,7 +64,8 @@ impl Tableau {
         for v in self.rows[r].iter_mut() {
             *v /= p;
         }
-        let pr = self.rows[r].clone();
+        // The pivot row is taken out while the others are updated (no copy).
+        let pr = std::mem::take(&mut self.rows[r]);
         for (i, row) in self.rows.iter_mut().enumerate() {
             if i != r {
                 let f = row[k];
@@ -81,6 +82,7 @@ impl Tableau {
                 *x -= f * y;
             }
         }
+        self.rows[r] = pr;
         self.basis[r] = k;
     }
 

@@ -112,6 +112,10 @@ pub fn intersect(
                 },
             )
         }));
+    // Polar points in units of the inscribed radius (|q| <= 1), so that tiny or huge
+    // models stay in range; all computed first, for the bound below.
+    let mut candidates = Vec::with_capacity(a.faces().len() + b.faces().len());
+    let mut max_qn2 = 0.0f64;
     for (f, src) in all {
         let h = f.offset - f.normal.dot(&x);
         if (h.is_nan() || h <= 0.0) || !h.is_finite() {
@@ -119,32 +123,49 @@ pub fn intersect(
                 "interior point not inside a plane (h = {h:e})"
             )));
         }
-        // Polar point in units of the inscribed radius (|q| <= 1), so that tiny or
-        // huge models stay in range.
         let q = f.normal * (centre.radius / h);
-        let qn2 = q.norm_squared();
-        let tol2 = MERGE_TOLERANCE * MERGE_TOLERANCE;
-        if let Some(p) = planes
-            .iter_mut()
-            .find(|p| (p.q - q).norm_squared() <= tol2 * qn2.max(p.q.norm_squared()))
-        {
-            if h < p.h {
-                p.q = q;
-                p.h = h;
-                p.normal = f.normal;
-                p.offset = f.offset;
-            }
-            p.src.a = p.src.a.or(src.a);
-            p.src.b = p.src.b.or(src.b);
-            continue;
-        }
-        planes.push(Plane {
+        max_qn2 = max_qn2.max(q.norm_squared());
+        candidates.push(Plane {
             q,
             normal: f.normal,
             offset: f.offset,
             h,
             src,
         });
+    }
+    // Merge: each plane joins the first earlier plane within the tolerance. The
+    // x-components of the kept planes, contiguous, give a cheap necessary test:
+    // `|Δq|² >= Δx²` and `tol² max(|q|², |p|²) <= tol² max|q|²` hold in floating
+    // point too (rounding is monotone), so a plane with `Δx² > tol² max|q|²` cannot
+    // pass the full test, which then runs on the few that remain.
+    let tol2 = MERGE_TOLERANCE * MERGE_TOLERANCE;
+    let bound = tol2 * max_qn2;
+    let mut xs: Vec<f64> = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        let q = c.q;
+        let qn2 = q.norm_squared();
+        let found = xs.iter().enumerate().position(|(i, &px)| {
+            let dx = px - q.x;
+            dx * dx <= bound && {
+                let p = &planes[i];
+                (p.q - q).norm_squared() <= tol2 * qn2.max(p.q.norm_squared())
+            }
+        });
+        if let Some(i) = found {
+            let p = &mut planes[i];
+            if c.h < p.h {
+                p.q = q;
+                p.h = c.h;
+                p.normal = c.normal;
+                p.offset = c.offset;
+                xs[i] = q.x;
+            }
+            p.src.a = p.src.a.or(c.src.a);
+            p.src.b = p.src.b.or(c.src.b);
+            continue;
+        }
+        xs.push(q.x);
+        planes.push(c);
     }
     let polar: Vec<Point3<f64>> = planes.iter().map(|p| p.q.into()).collect();
     let hull = convex_hull(&polar)?;
@@ -246,4 +267,41 @@ pub fn intersect(
         sources,
         centre,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::cube;
+    use nalgebra::{Isometry3, Vector3};
+
+    /// B is A raised by 0.5 and turned about z by `angle`: side faces nearly flush.
+    fn turned(angle: f64) -> Intersection {
+        let a = cube(1.0).unwrap();
+        let b = a.transformed(&Isometry3::new(
+            Vector3::new(0.0, 0.0, 0.5),
+            Vector3::new(0.0, 0.0, angle),
+        ));
+        intersect(&a, &b, 1e-9).unwrap()
+    }
+
+    #[test]
+    fn side_planes_merge_within_the_tolerance_only() {
+        // Turned by 1e-12 rad the polar points of the side planes differ by about
+        // 1e-12 |q|: below MERGE_TOLERANCE, so A's and B's side faces are one face
+        // each, with both sources.
+        let i = turned(1e-12);
+        assert_eq!(i.polyhedron.faces().len(), 6);
+        let both = i
+            .sources
+            .iter()
+            .filter(|s| s.a.is_some() && s.b.is_some())
+            .count();
+        assert_eq!(both, 4, "{:?}", i.sources);
+        // Turned by 1e-8 rad (above the tolerance) the corners are cut: an octagon
+        // in section, 8 side faces each from one body.
+        let i = turned(1e-8);
+        assert_eq!(i.polyhedron.faces().len(), 10);
+        assert!(i.sources.iter().all(|s| s.a.is_none() || s.b.is_none()));
+    }
 }

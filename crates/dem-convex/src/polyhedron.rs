@@ -202,6 +202,35 @@ impl Polyhedron {
         Polyhedron { vertices, faces }
     }
 
+    /// Refill this polyhedron in place with trusted data, as
+    /// [`Polyhedron::from_trusted_parts`] would build it, reusing its allocations (for
+    /// a caller that poses bodies again and again): the vertices (length) from
+    /// `vertices`, then `faces` faces, face `k` from `face(k, indices)`, which pushes the
+    /// face's vertex indices into the emptied `indices` and returns its outward unit
+    /// normal and plane offset (length). No check is made.
+    pub fn refill_trusted(
+        &mut self,
+        vertices: impl Iterator<Item = Point3<f64>>,
+        faces: usize,
+        mut face: impl FnMut(usize, &mut Vec<usize>) -> (Vector3<f64>, f64),
+    ) {
+        self.vertices.clear();
+        self.vertices.extend(vertices);
+        self.faces.truncate(faces);
+        for k in 0..faces {
+            if k == self.faces.len() {
+                self.faces.push(Face {
+                    vertices: Vec::new(),
+                    normal: Vector3::zeros(),
+                    offset: 0.0,
+                });
+            }
+            let f = &mut self.faces[k];
+            f.vertices.clear();
+            (f.normal, f.offset) = face(k, &mut f.vertices);
+        }
+    }
+
     /// The vertices (length).
     pub fn vertices(&self) -> &[Point3<f64>] {
         &self.vertices

@@ -10,7 +10,10 @@
 //!   gap from the vertex projections (GJK-checked); it is not energy-consistent.
 //!   Touching pairs are reported (gap about 0; area 0 with the potential). Bodies apart
 //!   by less than the interaction distance get a contact with the GJK distance as gap
-//!   and area 0. Any other failure (degenerate input, hull failure) is logged and stops
+//!   and area 0. Before the posed bodies are built, pairs are rejected by their bounding
+//!   spheres and then by the gap of their shadows on the line of centres ([`support`]),
+//!   with a margin that makes the rejection exact: only pairs the full computation
+//!   would report as apart are skipped, so results do not change. Any other failure (degenerate input, hull failure) is logged and stops
 //!   the run with the pair: a contact is never dropped silently.
 //! - `Cg2_Wall_Polyhedron_L6Geom` ([`wall`]): a wall clipping a polyhedron.
 //! - `Cg2_Sphere_Polyhedron_L6Geom` ([`sphere`]): GJK closest point, deepest-face rule
@@ -28,9 +31,11 @@
 pub mod clip;
 pub mod epsilon;
 pub mod facet;
+pub mod posed;
 pub mod potential;
 pub mod section;
 pub mod sphere;
+pub mod support;
 pub mod wall;
 
 use dem_api::convex::{contact, intersect, ContactOptions, IntersectionError, GEOMETRIC_EPSILON};
@@ -147,13 +152,40 @@ impl Geometry for PolyPoly {
         if (b2.pos.na() - b1.pos.na()).norm() - size >= distance {
             return Ok(None);
         }
-        let (a, b) = (
-            s1.to_convex(&b1.pos, &b1.ori),
-            s2.to_convex(&b2.pos, &b2.ori),
-        );
-        let opts = ContactOptions {
-            epsilon: self.geometric_epsilon.unwrap_or(self.epsilon * size),
+        let eps = self.geometric_epsilon.unwrap_or(self.epsilon * size);
+        // Exact rejection by the gap along the line of centres, a lower bound of the
+        // distance: beyond the interaction distance and epsilon by a margin far above
+        // the round-off of it and of GJK, the full computation below is certain to
+        // find the bodies apart beyond both and to return `None`.
+        let gap = support::centre_line_gap(s1, (&b1.pos, &b1.ori), s2, (&b2.pos, &b2.ori));
+        let margin = CULL_MARGIN * (size + b1.pos.na().norm() + b2.pos.na().norm());
+        if gap.is_some_and(|g| g > distance.max(eps) + margin) {
+            return Ok(None);
+        }
+        self.full_term(b1, b2, distance, eps)
+    }
+}
+
+/// Margin of the centre-line rejection, relative to the pair's size plus the distances
+/// of the centres from the origin (the scale of the world coordinates' round-off):
+/// GJK's stopping rule and the round-off of both computations are below 1e-12 of it.
+const CULL_MARGIN: f64 = 1e-9;
+
+impl PolyPoly {
+    /// The pair's term from the posed bodies (intersection, or GJK distance when
+    /// apart), without the centre-line rejection: `eps` is the absolute geometric
+    /// epsilon (m).
+    fn full_term(
+        &self,
+        b1: &BodyView<'_>,
+        b2: &BodyView<'_>,
+        distance: f64,
+        eps: f64,
+    ) -> Result<Option<RawGeom>, String> {
+        let (Some(s1), Some(s2)) = (b1.shape.polyhedron(), b2.shape.polyhedron()) else {
+            return Err("not a pair of polyhedra".into());
         };
+        let opts = ContactOptions { epsilon: eps };
         let (r1, r2) = (s1.equivalent_radius(), s2.equivalent_radius());
         let raw = |point: dem_api::nalgebra::Point3<f64>, normal, gap, area| RawGeom {
             touching: 1,
@@ -165,30 +197,34 @@ impl Geometry for PolyPoly {
             area,
             weight: 1.0,
         };
-        let found = match self.definition {
-            Definition::Solfec => {
-                contact(&a, &b, &opts).map(|c| (c.point, c.normal, c.gap, c.area))
-            }
-            Definition::Potential => match intersect(&a, &b, opts.epsilon) {
-                Ok(inter) => Ok(match potential::potential_contact(&a, &b, &inter) {
-                    Some(c) => (c.point, c.normal, c.gap, c.area),
-                    // No depth: touching, no force.
-                    None => {
-                        let d = b2.pos.na() - b1.pos.na();
-                        let n = if d.norm() > 0.0 {
-                            d.normalize()
-                        } else {
-                            Vector3::z()
-                        };
-                        (inter.centre.point, n, 0.0, 0.0)
+        let definition = self.definition;
+        let found =
+            posed::with_posed_pair((s1, &b1.pos, &b1.ori), (s2, &b2.pos, &b2.ori), |a, b| {
+                match definition {
+                    Definition::Solfec => {
+                        contact(a, b, &opts).map(|c| (c.point, c.normal, c.gap, c.area))
                     }
-                }),
-                Err(IntersectionError::Touching { point, normal, .. }) => {
-                    Ok((point, normal, 0.0, 0.0))
+                    Definition::Potential => match intersect(a, b, opts.epsilon) {
+                        Ok(inter) => Ok(match potential::potential_contact(a, b, &inter) {
+                            Some(c) => (c.point, c.normal, c.gap, c.area),
+                            // No depth: touching, no force.
+                            None => {
+                                let d = b2.pos.na() - b1.pos.na();
+                                let n = if d.norm() > 0.0 {
+                                    d.normalize()
+                                } else {
+                                    Vector3::z()
+                                };
+                                (inter.centre.point, n, 0.0, 0.0)
+                            }
+                        }),
+                        Err(IntersectionError::Touching { point, normal, .. }) => {
+                            Ok((point, normal, 0.0, 0.0))
+                        }
+                        Err(e) => Err(e),
+                    },
                 }
-                Err(e) => Err(e),
-            },
-        };
+            });
         match found {
             Ok((point, normal, gap, area)) => Ok(Some(raw(point, normal.into(), gap, area))),
             Err(IntersectionError::Separated {
@@ -294,4 +330,118 @@ mod tests {
     }
 
     use dem_api::nalgebra::Vector3;
+
+    /// Rock pairs around contact: overlapping, touching range and apart.
+    fn rock_poses(n: usize) -> (Vec<PolyhedronData>, Vec<[(Vec3, Quat); 2]>) {
+        use dem_api::convex::generate::rock;
+        use dem_api::nalgebra::UnitQuaternion;
+        let shapes: Vec<PolyhedronData> = (0..4)
+            .map(|k| {
+                let r = rock(k, 30, Vector3::new(0.6, 0.5, 0.4)).unwrap();
+                PolyhedronData::of(&r.to_principal().0)
+            })
+            .collect();
+        // A fixed sequence of poses (no random-number crate in this plugin).
+        let poses = (0..n)
+            .map(|i| {
+                let t = i as f64;
+                let dir = Vector3::new((1.3 * t).sin(), (0.7 * t).cos(), (2.1 * t).sin());
+                let d = 0.6 + 0.9 * ((0.37 * t).sin() * 0.5 + 0.5);
+                let q = |a: f64| {
+                    let u = UnitQuaternion::from_scaled_axis(Vector3::new(a, 0.5 * a, -a) * 1.7);
+                    Quat {
+                        i: u.i,
+                        j: u.j,
+                        k: u.k,
+                        w: u.w,
+                    }
+                };
+                let p2 = dir.normalize() * d + Vector3::new(10.0, -3.0, 2.0);
+                [
+                    (Vec3::new(10.0, -3.0, 2.0), q(0.3 * t)),
+                    (Vec3::new(p2.x, p2.y, p2.z), q(1.1 * t + 0.2)),
+                ]
+            })
+            .collect();
+        (shapes, poses)
+    }
+
+    /// The functor's terms for each pose, with the centre-line rejection (as run) or
+    /// without it. Not inlined: the unit callgrind's `--toggle-collect` counts.
+    #[inline(never)]
+    fn terms(
+        f: &PolyPoly,
+        shapes: &[PolyhedronData],
+        poses: &[[(Vec3, Quat); 2]],
+        distance: f64,
+        cull: bool,
+    ) -> Vec<String> {
+        poses
+            .iter()
+            .enumerate()
+            .map(|(i, [(p1, o1), (p2, o2)])| {
+                let (r1, r2) = unsafe {
+                    (
+                        shapes[i % shapes.len()].record(),
+                        shapes[(i / 2) % shapes.len()].record(),
+                    )
+                };
+                let body = |pos, ori, rec| BodyView {
+                    pos,
+                    ori,
+                    vel: Vec3::ZERO,
+                    angvel: Vec3::ZERO,
+                    shape: ShapeView::of_polyhedron(rec),
+                };
+                let (b1, b2) = (body(*p1, *o1, &r1), body(*p2, *o2, &r2));
+                let out = if cull {
+                    f.try_term(&b1, &b2, distance, 0)
+                } else {
+                    let size = r1.bounding_radius + r2.bounding_radius;
+                    let eps = f.geometric_epsilon.unwrap_or(f.epsilon * size);
+                    f.full_term(&b1, &b2, distance, eps)
+                };
+                // Debug of f64 round-trips: equal strings are equal bits.
+                format!("{out:?}")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_centre_line_rejection_changes_no_result() {
+        let (shapes, poses) = rock_poses(600);
+        for definition in [Definition::Potential, Definition::Solfec] {
+            let f = PolyPoly::new(Params {
+                definition,
+                ..Params::default()
+            })
+            .unwrap();
+            for distance in [0.0, 0.05] {
+                let with = terms(&f, &shapes, &poses, distance, true);
+                let without = terms(&f, &shapes, &poses, distance, false);
+                for (i, (w, wo)) in with.iter().zip(&without).enumerate() {
+                    assert_eq!(w, wo, "pose {i}, distance {distance}");
+                }
+                // The set spans contacts, near misses kept for GJK and rejected pairs.
+                let contacts = with.iter().filter(|s| s.starts_with("Ok(Some")).count();
+                assert!(contacts > 100 && contacts < 500, "{contacts} contacts");
+            }
+        }
+        // And the rejection does fire on pairs that pass the bounding spheres.
+        let rejected = poses
+            .iter()
+            .enumerate()
+            .filter(|(i, [(p1, o1), (p2, o2)])| {
+                let r1 = unsafe { shapes[i % shapes.len()].record() };
+                let r2 = unsafe { shapes[(i / 2) % shapes.len()].record() };
+                let near = (p2.na() - p1.na()).norm() < r1.bounding_radius + r2.bounding_radius;
+                let gap = support::centre_line_gap(&r1, (p1, o1), &r2, (p2, o2)).unwrap();
+                near && gap > 1e-3
+            })
+            .count();
+        assert!(
+            rejected > 20,
+            "{rejected} pairs rejected by the centre line"
+        );
+    }
 }

@@ -95,9 +95,10 @@ impl Geometry for SpherePolyhedron {
         if (c.coords - b2.pos.na()).norm() - shape.bounding_radius - r >= distance {
             return None;
         }
-        let poly = shape.to_convex(&b2.pos, &b2.ori);
         let eps = epsilon::absolute(self.epsilon, r + shape.bounding_radius);
-        let (q, m, s) = signed_closest(&poly, &c, eps);
+        let (q, m, s) = crate::posed::with_posed(shape, &b2.pos, &b2.ori, |poly| {
+            signed_closest(poly, &c, eps)
+        });
         let gap = s - r;
         if gap >= distance {
             return None;

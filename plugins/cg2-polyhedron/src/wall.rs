@@ -73,43 +73,44 @@ impl Geometry for WallPolyhedron {
         if side * sense - shape.bounding_radius >= distance {
             return None;
         }
-        let poly = shape.to_convex(&body.pos, &body.ori);
-        let s: Vec<f64> = poly
-            .vertices()
-            .iter()
-            .map(|v| n.dot(&(v.coords - origin)))
-            .collect();
-        let gap = s.iter().copied().fold(f64::INFINITY, f64::min);
-        if gap >= distance {
-            return None;
-        }
-        let behind = immersed(&poly, &s, &(body.pos.na() - n * side * sense));
-        let term = behind.and_then(|(vol, c)| buoyancy(vol, &c.coords, &n, origin));
-        let (area, point, gap) = match term {
-            Some((point, gap, area)) => (area, point, gap),
-            _ => {
-                let tol = 1e-9 * shape.bounding_radius;
-                let near: Vec<&Point3<f64>> = poly
-                    .vertices()
-                    .iter()
-                    .zip(&s)
-                    .filter(|(_, &d)| d <= gap + tol)
-                    .map(|(v, _)| v)
-                    .collect();
-                let mean: Vector3<f64> =
-                    near.iter().map(|v| v.coords).sum::<Vector3<f64>>() / near.len() as f64;
-                (0.0, Point3::from(mean - n * n.dot(&(mean - origin))), gap)
+        crate::posed::with_posed(shape, &body.pos, &body.ori, |poly| {
+            let s: Vec<f64> = poly
+                .vertices()
+                .iter()
+                .map(|v| n.dot(&(v.coords - origin)))
+                .collect();
+            let gap = s.iter().copied().fold(f64::INFINITY, f64::min);
+            if gap >= distance {
+                return None;
             }
-        };
-        Some(RawGeom {
-            touching: 1,
-            point: point.coords.into(),
-            normal: n.into(),
-            gap,
-            radius1: f64::INFINITY,
-            radius2: shape.equivalent_radius(),
-            area,
-            weight: 1.0,
+            let behind = immersed(poly, &s, &(body.pos.na() - n * side * sense));
+            let term = behind.and_then(|(vol, c)| buoyancy(vol, &c.coords, &n, origin));
+            let (area, point, gap) = match term {
+                Some((point, gap, area)) => (area, point, gap),
+                _ => {
+                    let tol = 1e-9 * shape.bounding_radius;
+                    let near: Vec<&Point3<f64>> = poly
+                        .vertices()
+                        .iter()
+                        .zip(&s)
+                        .filter(|(_, &d)| d <= gap + tol)
+                        .map(|(v, _)| v)
+                        .collect();
+                    let mean: Vector3<f64> =
+                        near.iter().map(|v| v.coords).sum::<Vector3<f64>>() / near.len() as f64;
+                    (0.0, Point3::from(mean - n * n.dot(&(mean - origin))), gap)
+                }
+            };
+            Some(RawGeom {
+                touching: 1,
+                point: point.coords.into(),
+                normal: n.into(),
+                gap,
+                radius1: f64::INFINITY,
+                radius2: shape.equivalent_radius(),
+                area,
+                weight: 1.0,
+            })
         })
     }
 }
