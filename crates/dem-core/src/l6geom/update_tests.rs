@@ -1,0 +1,141 @@
+//! Tests of the L6Geom update over lanes: four contacts at a time agree bitwise with one
+//! at a time.
+
+use super::*;
+use rand::{Rng, SeedableRng};
+
+fn v(rng: &mut impl Rng, s: f64) -> V3<f64> {
+    V3::new(
+        rng.random_range(-s..s),
+        rng.random_range(-s..s),
+        rng.random_range(-s..s),
+    )
+}
+
+fn unit(rng: &mut impl Rng) -> V3<f64> {
+    let u = v(rng, 1.0);
+    u.scale(1.0 / u.norm())
+}
+
+/// One contact's inputs: a frame turned a little from a random normal (every branch
+/// of the quaternion comes up), a wall now and then.
+fn inputs(rng: &mut impl Rng) -> (Prev<f64>, Now<f64>, Kin<f64>, Kin<f64>) {
+    let n = unit(rng);
+    let t = n.cross(unit(rng));
+    let t = t.scale(1.0 / t.norm());
+    let frame = [n, t, n.cross(t)];
+    let prev = Prev {
+        frame,
+        quat: quaternion(&frame),
+        point: v(rng, 1e-3),
+        u: v(rng, 1e-5),
+        phi: v(rng, 1e-2),
+    };
+    let turned = n.add(v(rng, 1e-3));
+    let wall = rng.random_bool(0.2);
+    let now = Now {
+        normal: turned.scale(1.0 / turned.norm()),
+        point: prev.point.add(v(rng, 1e-6)),
+        gap: rng.random_range(-1e-5..1e-6),
+        radius: [
+            if wall { f64::INFINITY } else { 5e-4 },
+            rng.random_range(1e-4..1e-3),
+        ],
+        area: rng.random_range(0.0..1e-6),
+    };
+    let body = |rng: &mut _| Kin {
+        pos: v(rng, 1e-2),
+        vel: v(rng, 1.0),
+        angvel: v(rng, 100.0),
+    };
+    (prev, now, body(rng), body(rng))
+}
+
+fn bits(n: &Next<f64>) -> Vec<u64> {
+    let mut out = Vec::new();
+    for r in &n.frame {
+        out.extend([r.x, r.y, r.z]);
+    }
+    out.extend(n.quat);
+    for w in [n.point, n.u, n.phi, n.u_dot, n.phi_dot] {
+        out.extend([w.x, w.y, w.z]);
+    }
+    out.extend(n.lens);
+    out.push(n.area);
+    out.into_iter().map(f64::to_bits).collect()
+}
+
+fn lane(n: &Next<F64x4>, i: usize) -> Next<f64> {
+    let l = |x: F64x4| x.0[i];
+    let l3 = |v: V3<F64x4>| V3::new(l(v.x), l(v.y), l(v.z));
+    Next {
+        frame: n.frame.map(l3),
+        quat: n.quat.map(l),
+        point: l3(n.point),
+        u: l3(n.u),
+        phi: l3(n.phi),
+        u_dot: l3(n.u_dot),
+        phi_dot: l3(n.phi_dot),
+        lens: n.lens.map(l),
+        area: l(n.area),
+    }
+}
+
+#[test]
+fn four_lanes_give_bitwise_what_each_contact_gives_alone() {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+    let options = [
+        L6Options::default(),
+        L6Options {
+            no_ratch: false,
+            point_rate: true,
+            ..L6Options::default()
+        },
+        L6Options {
+            no_mid_normal: true,
+            no_renorm: true,
+            no_mid_frame: true,
+            ..L6Options::default()
+        },
+    ];
+    for opt in &options {
+        for _ in 0..500 {
+            let four: Vec<_> = (0..4).map(|_| inputs(&mut rng)).collect();
+            let x = |f: &dyn Fn(usize) -> f64| lanes(f);
+            let x3 = |f: &dyn Fn(usize) -> V3<f64>| {
+                V3::new(x(&|i| f(i).x), x(&|i| f(i).y), x(&|i| f(i).z))
+            };
+            let prev = Prev {
+                frame: [0, 1, 2].map(|r| x3(&|i| four[i].0.frame[r])),
+                quat: [0, 1, 2, 3].map(|q| x(&|i| four[i].0.quat[q])),
+                point: x3(&|i| four[i].0.point),
+                u: x3(&|i| four[i].0.u),
+                phi: x3(&|i| four[i].0.phi),
+            };
+            let now = Now {
+                normal: x3(&|i| four[i].1.normal),
+                point: x3(&|i| four[i].1.point),
+                gap: x(&|i| four[i].1.gap),
+                radius: [x(&|i| four[i].1.radius[0]), x(&|i| four[i].1.radius[1])],
+                area: x(&|i| four[i].1.area),
+            };
+            let kin = |b: &dyn Fn(usize) -> Kin<f64>| Kin {
+                pos: x3(&|i| b(i).pos),
+                vel: x3(&|i| b(i).vel),
+                angvel: x3(&|i| b(i).angvel),
+            };
+            let together = step(
+                &prev,
+                &now,
+                &kin(&|i| four[i].2),
+                &kin(&|i| four[i].3),
+                1e-6,
+                opt,
+            );
+            for (i, (p, n, b1, b2)) in four.iter().enumerate() {
+                let alone = step(p, n, b1, b2, 1e-6, opt);
+                assert_eq!(bits(&lane(&together, i)), bits(&alone), "{opt:?}");
+            }
+        }
+    }
+}
