@@ -150,15 +150,10 @@ pub(super) fn add_rocks(
     let mut rng = rand_pcg::Pcg64::seed_from_u64(*seed);
     let mut placed: Vec<(Vector3<f64>, f64)> = Vec::new();
     let mut attempts = 0u64;
+    let limit = 1000 * (*count as u64).max(1000);
+    // Each rock is made once (a hull of `points` points: the costly part) and then tried
+    // at random positions until one is free.
     while placed.len() < *count as usize {
-        attempts += 1;
-        if attempts > 1000 * (*count as u64).max(1000) {
-            return Err(scene.error(format!(
-                "bodies[{k}]: could place only {} of {count} rocks without overlap; enlarge \
-                 the box",
-                placed.len()
-            )));
-        }
         let s = if b > a { rng.random_range(a..=b) } else { a };
         let rock = generate::rock(rng.random(), *points as usize, v(*axes) * s)
             .map_err(|e| field("points", format!("rock {}: {e}", placed.len())))?;
@@ -170,13 +165,24 @@ pub(super) fn add_rocks(
                 "bodies[{k}]: box too small for a rock of bounding radius {r}"
             )));
         }
-        let c = Vector3::from_fn(|i, _| rng.random_range(lo[i] + r..hi[i] - r));
-        if placed.iter().all(|(q, rq)| (q - c).norm() >= r + rq) {
-            placed.push((c, r));
-            body.pos = c;
-            body.ori = rot * body.ori;
-            push(p, body, Vector3::zeros(), Vector3::zeros(), Dofs::FREE, mat);
-        }
+        let c = loop {
+            attempts += 1;
+            if attempts > limit {
+                return Err(scene.error(format!(
+                    "bodies[{k}]: could place only {} of {count} rocks without overlap; \
+                     enlarge the box",
+                    placed.len()
+                )));
+            }
+            let c = Vector3::from_fn(|i, _| rng.random_range(lo[i] + r..hi[i] - r));
+            if placed.iter().all(|(q, rq)| (q - c).norm() >= r + rq) {
+                break c;
+            }
+        };
+        placed.push((c, r));
+        body.pos = c;
+        body.ori = rot * body.ori;
+        push(p, body, Vector3::zeros(), Vector3::zeros(), Dofs::FREE, mat);
     }
     Ok(())
 }
