@@ -1,10 +1,13 @@
 //! Runs whose results would be meaningless stop with the step and the particle named:
-//! non-finite energies, energy created by an unstable time step; and scenes that would
+//! non-finite energies, energy created by an unstable time step; scenes that would
 //! blow up from the start (a sphere behind a one-sided wall or outside its box, an
-//! inverted box) are refused at load with the body and the field.
+//! inverted box, a sphere inside a thick facet) are refused at load with the body and the
+//! field; and scenes that would crawl (a skin of a million radii, a boulder setting the
+//! skin of every grain) are refused or not slowed.
 
 use dem_core::guards::GROWTH_FACTOR;
 use dem_core::DemError;
+use dem_verification::mesh::write_obj;
 use dem_verification::sim_from_text;
 
 /// A sphere of 1 cm (4.2 g) above a one-sided floor; the body text, gravity and time step
@@ -136,6 +139,87 @@ fn spheres_behind_one_sided_walls_are_refused_at_load() {
     );
     // In front of the wall, overlapping it by less than the radius: a contact, accepted.
     sim_from_text(&scene(SPHERE, "(0, 0, -9.81)", "Fixed(1e-5)"), "guard.ron").unwrap();
+}
+
+#[test]
+fn spheres_inside_a_thick_facet_are_refused_at_load() {
+    // A 20 cm square plate at z = 0, 1 cm spheres 5 cm above it.
+    let plate = write_obj(
+        "guard_plate",
+        &[
+            [-0.1, -0.1, 0.0],
+            [0.1, -0.1, 0.0],
+            [0.1, 0.1, 0.0],
+            [-0.1, 0.1, 0.0],
+        ],
+        &[[0, 1, 2], [0, 2, 3]],
+    );
+    let text = |halfthick: &str| {
+        format!(
+            r#"Scene(
+    materials: {{ "m": (density: 1000, young: 1e6) }},
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl")],
+    bodies: [
+        Lattice(origin: (-0.05, -0.05, 0.05), count: (3, 3, 1), spacing: 0.05, radius: 0.01,
+                material: "m"),
+        Mesh(file: "{}", material: "m", halfthick: {halfthick}),
+    ],
+    timestep: Critical(0.1),
+    duration: Steps(10),
+)"#,
+            plate.display()
+        )
+    };
+    // Thicker than the gap (a halfthick of 1 m and of 1e308 m swallowed a hopper's
+    // spheres; 1e308 also exhausted the memory of the broad phase).
+    for h in ["0.06", "1", "1e308"] {
+        let e = load_error(&text(h));
+        assert!(
+            e.contains("bodies[0] (its particle 0): starts with its centre [-0.05, -0.05, 0.05] m inside triangle")
+                && e.contains("of the Mesh bodies[1]: 5e-2 m from the triangle, within bodies[1].halfthick"),
+            "{e}"
+        );
+    }
+    // Thinner than the gap: accepted.
+    let mut sim = sim_from_text(&text("0.002"), "guard.ron").unwrap();
+    sim.run_steps(10).unwrap();
+}
+
+#[test]
+fn a_skin_of_more_than_ten_radii_is_refused() {
+    let text = scene(SPHERE, "(0, 0, -9.81)", "Fixed(1e-5)")
+        .replace("duration:", "contacts: (skin: 1e6), duration:");
+    let e = load_error(&text);
+    assert!(
+        e.contains("contacts.skin: 1000000 is more than 10 radii"),
+        "{e}"
+    );
+    sim_from_text(&text.replace("1e6", "10"), "guard.ron").unwrap();
+}
+
+#[test]
+fn a_boulder_does_not_make_every_pair_of_grains_a_candidate() {
+    // 1,000 spheres of 1 cm on a 3 cm lattice above a boulder of radius 1 km whose top is
+    // 1 cm below the lowest layer.
+    let text = r#"Scene(
+    materials: { "m": (density: 1000, young: 1e6) },
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl")],
+    bodies: [
+        Lattice(origin: (0, 0, 0.03), count: (10, 10, 10), spacing: 0.03, radius: 0.01,
+                material: "m"),
+        Sphere(center: (0.15, 0.15, -1000.0), radius: 1000.0, material: "m"),
+    ],
+    gravity: (0, 0, -9.81),
+    timestep: Fixed(1e-5),
+    duration: Steps(10),
+)"#;
+    let mut sim = sim_from_text(text, "guard.ron").unwrap();
+    sim.run_steps(1).unwrap();
+    let pairs = sim.verlet.pairs.len();
+    // The skin is 0.2 of a grain's radius, not of the boulder's (200 m, every pair of the
+    // 1,001 spheres: 500,500): each grain pairs with its lattice neighbours at most, the
+    // bottom layer with the boulder.
+    assert!(pairs <= 3 * 1000 + 100, "{pairs} candidate pairs");
 }
 
 #[test]

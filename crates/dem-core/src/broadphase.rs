@@ -5,8 +5,8 @@
 //! is the largest displacement of its vertices, so rotating meshes are tracked).
 
 use crate::box_intersection::{Aabb, BoxIntersection};
-use crate::cell_bins::CellBins;
-use crate::facet_grid::{cell_range, FacetGrid};
+use crate::cell_bins::{cell_count, CellBins};
+use crate::facet_grid::{cell_of, cell_range, FacetGrid};
 use crate::particles::{Facet, Particles, Shape};
 use crate::scene::BroadPhase;
 use crate::team::Team;
@@ -83,6 +83,41 @@ fn top(best: &mut [f64; 2], d: f64) {
     } else if d > best[1] {
         best[1] = d;
     }
+}
+
+/// A particle whose bounding radius exceeds this many times the median of the bounded
+/// particles' is large: the grid is not sized for it, nor is the skin.
+pub const LARGE_RADIUS_RATIO: f64 = 4.0;
+
+/// The largest bounding radius above which a particle of `p` is large (see
+/// [`LARGE_RADIUS_RATIO`]); infinite when there are no bounded particles.
+pub fn large_radius(p: &Particles) -> f64 {
+    let mut r: Vec<f64> = p.shape.iter().filter_map(|s| s.bounding_radius()).collect();
+    if r.is_empty() {
+        return f64::INFINITY;
+    }
+    let mid = r.len() / 2;
+    let (_, median, _) = r.select_nth_unstable_by(mid, f64::total_cmp);
+    LARGE_RADIUS_RATIO * *median
+}
+
+/// The bounding radius the skin and the grid are sized for: the largest that is not
+/// large, m (0 without bounded particles).
+pub fn typical_radius(p: &Particles) -> f64 {
+    let limit = large_radius(p);
+    p.shape
+        .iter()
+        .filter_map(|s| s.bounding_radius())
+        .filter(|&r| r <= limit)
+        .fold(0.0, f64::max)
+}
+
+/// `bounded` split into the particles the grid is sized for and the large ones.
+fn split_large(p: &Particles, bounded: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let limit = large_radius(p);
+    bounded
+        .iter()
+        .partition(|&&i| p.shape[i].bounding_radius().is_some_and(|r| r <= limit))
 }
 
 /// Smallest distance between the surfaces of the bounding volumes of two particles, m
@@ -234,15 +269,34 @@ impl VerletList {
         let walls: Vec<usize> = (0..p.len())
             .filter(|&i| matches!(p.shape[i], Shape::Wall(_)))
             .collect();
-
-        let rmax = bounded
+        // The grid's cells are sized for the ordinary particles; the few large ones (a
+        // boulder among grains) are tested against the cells their reach covers. The box
+        // intersection handles any size spread itself.
+        let (small, large) = match self.method {
+            BroadPhase::Grid => split_large(p, &bounded),
+            BroadPhase::BoxIntersection => (bounded.clone(), Vec::new()),
+        };
+        let rmax = small
             .iter()
             .map(|&i| p.shape[i].bounding_radius().unwrap_or(0.0))
             .fold(0.0, f64::max);
         let cell = (2.0 * rmax + margin).max(f64::MIN_POSITIVE);
         // Taken out of the list for the rebuild (so that `self` stays free) and put back.
         let mut bins = std::mem::take(&mut self.scratch.bins);
-        bins.build(&bounded, &p.pos, cell);
+        bins.build(&small, &p.pos, cell);
+        // The members of the buckets covering the cells from `lo` to `hi`, or every
+        // binned particle when that range holds more cells than there are of them.
+        let covered = |lo, hi, visit: &mut dyn FnMut(usize)| {
+            if cell_count(lo, hi) > small.len() as f64 {
+                small.iter().for_each(|&i| visit(i));
+                return;
+            }
+            let mut buckets = Vec::new();
+            bins.buckets_in(lo, hi, &mut buckets);
+            for b in buckets {
+                bins.bucket(b).iter().for_each(|&i| visit(i as usize));
+            }
+        };
         if self.method == BroadPhase::BoxIntersection {
             // Boxes grown by half the margin each: two overlap when their spheres are
             // within the margin along every axis; the exact test follows.
@@ -267,9 +321,9 @@ impl VerletList {
         if self.method == BroadPhase::Grid {
             // Each particle against the members of the buckets of the 27 cells around it,
             // in parallel chunks, joined in chunk order.
-            let found: Vec<Vec<(u32, u32)>> = bounded
+            let found: Vec<Vec<(u32, u32)>> = small
                 .par_chunks(PAIR_CHUNK)
-                .with_min_len(crate::parallel::run_len(bounded.len().div_ceil(PAIR_CHUNK)))
+                .with_min_len(crate::parallel::run_len(small.len().div_ceil(PAIR_CHUNK)))
                 .map_init(Vec::new, |around, chunk| {
                     let mut out = Vec::new();
                     for &i in chunk {
@@ -288,6 +342,21 @@ impl VerletList {
                 .collect();
             pairs.reserve_exact(found.iter().map(Vec::len).sum());
             pairs.extend(found.into_iter().flatten());
+            for (k, &l) in large.iter().enumerate() {
+                let r = p.shape[l].bounding_radius().unwrap_or(0.0) + rmax + margin;
+                let x = p.pos[l];
+                let (lo, hi) = (x.add_scalar(-r), x.add_scalar(r));
+                covered(cell_of(&lo, cell), cell_of(&hi, cell), &mut |i| {
+                    if bound_gap(p, l, i).is_some_and(|g| g < margin) {
+                        pairs.push((l.min(i) as u32, l.max(i) as u32));
+                    }
+                });
+                for &m in &large[k + 1..] {
+                    if bound_gap(p, l, m).is_some_and(|g| g < margin) {
+                        pairs.push((l.min(m) as u32, l.max(m) as u32));
+                    }
+                }
+            }
         }
         for &w in &walls {
             let Shape::Wall(wall) = &p.shape[w] else {
@@ -302,7 +371,7 @@ impl VerletList {
             }
         }
         // Facets standing still since the last rebuild go through the cached facet grid;
-        // moving ones scan the cells their box covers.
+        // moving ones, and those too large for the grid, scan the cells their box covers.
         let grow = rmax + margin;
         let (mut still, mut moving) = (Vec::new(), Vec::new());
         for f in (0..p.len()).filter(|&f| matches!(p.shape[f], Shape::Facet(_))) {
@@ -316,33 +385,34 @@ impl VerletList {
             }
         }
         self.find_facets(p);
-        self.facets.update(p, still, cell, grow);
-        for &i in &bounded {
+        let max_cells = small.len().max(64);
+        self.facets.update(p, still, cell, grow, max_cells);
+        for &i in &small {
             for &f in self.facets.near(&p.pos[i]) {
                 if bound_gap(p, f as usize, i).is_some_and(|g| g < margin) {
                     pairs.push(((f as usize).min(i) as u32, (f as usize).max(i) as u32));
                 }
             }
         }
+        moving.extend_from_slice(self.facets.wide());
         for f in moving {
             let Shape::Facet(facet) = &p.shape[f] else {
                 continue;
             };
             let [lo, hi] = cell_range(facet, p, f, grow + facet.shape.halfthick, cell);
-            let cells: i64 = (0..3).map(|k| hi[k] - lo[k] + 1).product();
-            let mut near = |i: usize| {
+            covered(lo, hi, &mut |i| {
                 if bound_gap(p, f, i).is_some_and(|g| g < margin) {
                     pairs.push((f.min(i) as u32, f.max(i) as u32));
                 }
-            };
-            if cells as usize > bounded.len() {
-                bounded.iter().for_each(|&i| near(i));
-                continue;
-            }
-            let mut buckets = Vec::new();
-            bins.buckets_in(lo, hi, &mut buckets);
-            for b in buckets {
-                bins.bucket(b).iter().for_each(|&i| near(i as usize));
+            });
+        }
+        // The large particles against every facet: they are few.
+        for &l in &large {
+            for &f in &self.facet_ids.0 {
+                let f = f as usize;
+                if bound_gap(p, f, l).is_some_and(|g| g < margin) {
+                    pairs.push((f.min(l) as u32, f.max(l) as u32));
+                }
             }
         }
         self.scratch.bins = bins;

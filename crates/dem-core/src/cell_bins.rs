@@ -24,6 +24,14 @@ pub struct CellBins {
     members: Vec<u32>,
 }
 
+/// Number of cells from `lo` to `hi` (inclusive, per axis), as a float: ranges from huge
+/// inputs (a facet of half-thickness 1e308) would overflow any integer.
+pub fn cell_count(lo: [i64; 3], hi: [i64; 3]) -> f64 {
+    (0..3)
+        .map(|k| (hi[k] as f64 - lo[k] as f64 + 1.0).max(0.0))
+        .product()
+}
+
 /// Bucket of a cell before the mask (three large odd multipliers mixed by xor, then the
 /// high half folded in, since the mask keeps the low bits).
 fn hash(c: [i64; 3]) -> u64 {
@@ -79,8 +87,14 @@ impl CellBins {
 
     /// The distinct buckets of the cells from `lo` to `hi` (inclusive, per axis), sorted,
     /// into `out`.
+    /// A range of more cells than there are buckets gives every bucket (a look-up never
+    /// costs more than the whole table, whatever the range).
     pub fn buckets_in(&self, lo: [i64; 3], hi: [i64; 3], out: &mut Vec<usize>) {
         out.clear();
+        if cell_count(lo, hi) > self.mask as f64 {
+            out.extend(0..=self.mask as usize);
+            return;
+        }
         for x in lo[0]..=hi[0] {
             for y in lo[1]..=hi[1] {
                 for z in lo[2]..=hi[2] {
@@ -104,6 +118,24 @@ impl CellBins {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_range_wider_than_the_table_gives_every_bucket_at_once() {
+        let pos = vec![Vector3::new(0.0, 0.0, 0.0); 10];
+        let ids: Vec<usize> = (0..pos.len()).collect();
+        let mut bins = CellBins::default();
+        bins.build(&ids, &pos, 0.1);
+        let mut out = Vec::new();
+        // The range of a facet of half-thickness 1e308: the cell indices saturate.
+        bins.buckets_in([i64::MIN; 3], [i64::MAX; 3], &mut out);
+        assert_eq!(out, (0..=bins.mask as usize).collect::<Vec<_>>());
+        assert_eq!(
+            cell_count([i64::MIN; 3], [i64::MAX; 3]),
+            2f64.powi(64).powi(3)
+        );
+        bins.buckets_in([0; 3], [0; 3], &mut out);
+        assert_eq!(out, vec![bins.bucket_of([0; 3])]);
+    }
 
     #[test]
     fn every_particle_is_in_the_bucket_of_its_cell_once() {

@@ -30,6 +30,10 @@ use std::time::Instant;
 /// What a shape view is filled with before it is made (never read).
 static NO_SHAPE: SphereShape = SphereShape { radius: 0.0 };
 
+/// Largest accepted `contacts.skin`, in radii: with more, the candidate pairs grow with
+/// the cube of the skin for no gain (the list is rebuilt rarely already).
+pub const MAX_SKIN: f64 = 10.0;
+
 /// A running simulation.
 pub struct Simulation {
     /// The scene it was built from.
@@ -177,10 +181,10 @@ impl Simulation {
         if !(0.0..1.0).contains(&scene.damping) {
             return Err(scene.error(format!("damping: must be in [0, 1), got {}", scene.damping)));
         }
-        let rmax = bounded
-            .iter()
-            .filter_map(|&i| particles.shape[i].bounding_radius())
-            .fold(0.0, f64::max);
+        // A few large bodies (a boulder among grains) set neither the skin nor the
+        // reorder's cells: a skin of their size would make every pair of grains a
+        // candidate.
+        let rmax = crate::broadphase::typical_radius(&particles);
         let reach = dispatch.laws.iter().map(|l| l.distance).fold(0.0, f64::max)
             + scene.contacts.contact_eps;
         let skin = scene.contacts.skin * rmax;
@@ -188,6 +192,14 @@ impl Simulation {
             return Err(scene.error(
                 "contacts.skin: must be positive (and the scene needs at least one sphere)",
             ));
+        }
+        if scene.contacts.skin > MAX_SKIN {
+            return Err(scene.error(format!(
+                "contacts.skin: {} is more than {MAX_SKIN} radii: every particle would have \
+                 every other within that distance as a candidate pair, each with a geometry \
+                 call at every step (0.1 to 1 is usual)",
+                scene.contacts.skin
+            )));
         }
 
         let critical_dt = critical_step(&particles, &materials, &dispatch);

@@ -379,5 +379,6 @@ pub fn expand_bodies(
         spans.push(start..p.len());
     }
     super::placement::check_sides(scene, p, &spans)?;
+    super::placement::check_facets(scene, p, &spans)?;
     Ok(out)
 }

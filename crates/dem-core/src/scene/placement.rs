@@ -1,13 +1,106 @@
 //! Checks of where the bodies start: no particle may start behind a one-sided wall (a
-//! `Wall` with `sense` ±1, or a face of a `Box`). Such a wall acts on the whole half-space
-//! behind it, so a sphere below a one-sided floor, or outside its box, starts in an
-//! overlap of more than its radius and is thrown out with an energy that has nothing to
-//! do with the scene.
+//! `Wall` with `sense` ±1, or a face of a `Box`), nor with its centre inside a mesh facet
+//! (within the facet's `halfthick` of its triangle). Such a particle starts in an overlap
+//! of more than its radius and is thrown out with an energy that has nothing to do with
+//! the scene: a one-sided wall acts on the whole half-space behind it, and a facet made
+//! thicker than the particles (`halfthick: 1` around millimetre spheres) swallows them.
 
 use super::{BodySpec, Scene};
+use crate::cell_bins::{cell_count, CellBins};
 use crate::error::DemError;
+use crate::facet_grid::cell_range;
 use crate::particles::{Particles, Shape};
+use nalgebra::Vector3;
 use std::ops::Range;
+
+/// Distance from `x` to the triangle `v`, m: to its plane where `x` projects inside it,
+/// else to the nearest of its edges.
+fn triangle_distance(x: &Vector3<f64>, v: &[Vector3<f64>; 3]) -> f64 {
+    let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
+    let inside = (0..3).all(|k| {
+        let (a, b) = (v[k], v[(k + 1) % 3]);
+        (b - a).cross(&(x - a)).dot(&n) >= 0.0
+    });
+    if inside && n.norm() > 0.0 {
+        return (x - v[0]).dot(&n).abs() / n.norm();
+    }
+    (0..3)
+        .map(|k| {
+            let (a, b) = (v[k], v[(k + 1) % 3]);
+            let e = b - a;
+            let t = if e.norm_squared() > 0.0 {
+                ((x - a).dot(&e) / e.norm_squared()).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            (x - (a + e * t)).norm()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Refuses a particle whose centre starts inside a mesh facet of positive `halfthick`;
+/// `spans[k]` holds the particles of `scene.bodies[k]`.
+pub fn check_facets(scene: &Scene, p: &Particles, spans: &[Range<usize>]) -> Result<(), DemError> {
+    let body_of = |i: usize| spans.iter().position(|r| r.contains(&i)).unwrap_or(0);
+    let thick: Vec<usize> = (0..p.len())
+        .filter(|&f| matches!(&p.shape[f], Shape::Facet(t) if t.shape.halfthick > 0.0))
+        .collect();
+    if thick.is_empty() {
+        return Ok(());
+    }
+    let bounded: Vec<usize> = (0..p.len())
+        .filter(|&i| p.shape[i].bounding_radius().is_some())
+        .collect();
+    let cell = crate::broadphase::typical_radius(p).max(f64::MIN_POSITIVE) * 2.0;
+    let mut bins = CellBins::default();
+    bins.build(&bounded, &p.pos, cell);
+    let mut near = Vec::new();
+    for &f in &thick {
+        let Shape::Facet(facet) = &p.shape[f] else {
+            continue;
+        };
+        let h = facet.shape.halfthick;
+        let [lo, hi] = cell_range(facet, p, f, h, cell);
+        near.clear();
+        if cell_count(lo, hi) > bounded.len() as f64 {
+            near.extend_from_slice(&bounded);
+        } else {
+            let mut buckets = Vec::new();
+            bins.buckets_in(lo, hi, &mut buckets);
+            near.extend(
+                buckets
+                    .iter()
+                    .flat_map(|&b| bins.bucket(b))
+                    .map(|&i| i as usize),
+            );
+        }
+        let v = facet.vertices(&p.pos[f], &p.ori[f]);
+        for &i in &near {
+            let d = triangle_distance(&p.pos[i], &v);
+            if d >= h {
+                continue;
+            }
+            let (kb, km) = (body_of(i), body_of(f));
+            let what = if spans[kb].len() > 1 {
+                format!("bodies[{kb}] (its particle {})", i - spans[kb].start)
+            } else {
+                format!("bodies[{kb}]")
+            };
+            let x = p.pos[i];
+            return Err(scene.error(format!(
+                "{what}: starts with its centre [{}, {}, {}] m inside triangle {} of the Mesh \
+                 bodies[{km}]: {d:e} m from the triangle, within bodies[{km}].halfthick = \
+                 {h:e} m (the facet would swallow the particle); make halfthick smaller \
+                 than the particles, or move the particle out of the facet",
+                x.x,
+                x.y,
+                x.z,
+                f - spans[km].start
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// Refuses a particle that starts behind a one-sided wall; `spans[k]` holds the particles
 /// of `scene.bodies[k]`.
