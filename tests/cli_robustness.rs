@@ -163,7 +163,7 @@ fn write_errors_name_the_file_and_stale_temporaries_are_removed() {
     let path = bounce_with("write-error", "duration: Time(1.0)", "duration: Steps(300)");
     let out = path.parent().unwrap().join("out");
     // A directory where the first VTK frame goes: its write fails (as on a full disk).
-    let frame = out.join("particles_000000001.vtu");
+    let frame = out.join("particles_000000000.vtu");
     std::fs::create_dir_all(&frame).unwrap();
     // What a checkpoint write killed midway leaves.
     let tmp = out.join(".checkpoint.ckpt.tmp");

@@ -139,7 +139,7 @@ fn a_run_writes_every_output() {
         let names: Vec<&str> = sets.iter().map(|d| d[1].as_str().unwrap()).collect();
         assert_eq!(
             names,
-            [1, 101, 201, 300].map(|k| format!("{stream}_{k:09}.vtu")),
+            [0, 100, 200, 300].map(|k| format!("{stream}_{k:09}.vtu")),
             "{stream}"
         );
         let last = sets.last().unwrap()[0].as_f64().unwrap();

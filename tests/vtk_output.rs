@@ -248,9 +248,9 @@ fn a_step_without_contacts_gives_valid_empty_files() {
 #[test]
 fn pvd_lists_files_with_their_times() {
     let entries = [
-        (0.0, "particles_000000001.vtu".to_string()),
-        (2.5e-3, "particles_000000201.vtu".to_string()),
-        (1.0 / 3.0, "particles_000000401.vtu".to_string()),
+        (0.0, "particles_000000000.vtu".to_string()),
+        (2.5e-3, "particles_000000200.vtu".to_string()),
+        (1.0 / 3.0, "particles_000000400.vtu".to_string()),
     ];
     let path = dir().join("particles.pvd");
     std::fs::write(&path, vtk::pvd(&entries)).unwrap();

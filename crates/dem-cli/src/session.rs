@@ -122,6 +122,10 @@ pub fn drive(
     let mut checkpoints = 0;
     // From here a signal is answered with a checkpoint at the end of the step.
     STEPPING.store(true, Ordering::SeqCst);
+    if sim.step == 0 && record.frames.is_empty() {
+        record.frames.push((0, sim.time));
+        write_vtk(dir, &sim, &record.frames)?;
+    }
     while sim.step < sim.end_step {
         let t = sim.time;
         if opts.checkpoint_every.is_some() {
@@ -151,11 +155,14 @@ pub fn drive(
                 let path = dir.join("meshes.csv");
                 write_atomic(&path, meshes_csv(&record.meshes).as_bytes()).map_err(io(&path))?;
             }
-            record.frames.push((sim.step, sim.time));
-            write_vtk(dir, &sim, &record.frames)?;
             let rate = (sim.step - first_step) as f64 / start.elapsed().as_secs_f64();
             let (contacts, total) = (sim.contacts.active(), sim.ledger.total());
             progress.report(sim.step, sim.end_step, sim.time, contacts, total, rate);
+        }
+        // Frames at the steps of the energy rows (positions at that step), and the last.
+        if sim.step.is_multiple_of(every) || sim.step == sim.end_step {
+            record.frames.push((sim.step, sim.time));
+            write_vtk(dir, &sim, &record.frames)?;
         }
         let due = opts
             .checkpoint_every
