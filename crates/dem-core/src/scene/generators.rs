@@ -1,6 +1,7 @@
 //! Expansion of body specifications (single bodies and generators) into particles.
 
-use super::{BodySpec, Radius, Scene};
+use super::random_packing::place_balls;
+use super::{BodySpec, Scene};
 use crate::error::DemError;
 use crate::mesh::MeshBody;
 use crate::motion::Prescribed;
@@ -10,6 +11,7 @@ use nalgebra::Vector3;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
+use std::path::Path;
 
 fn v(a: [f64; 3]) -> Vector3<f64> {
     Vector3::new(a[0], a[1], a[2])
@@ -268,39 +270,29 @@ pub fn expand_bodies(
             } => {
                 let m = mat(material)?;
                 let (lo, hi) = (v(*min), v(*max));
-                let (rmin, rmax) = match *radius {
-                    Radius::Const(r) => (r, r),
-                    Radius::Uniform(a, b) => (a, b),
-                };
-                positive("radius", rmin)?;
-                positive("radius", rmax)?;
+                let base = scene.origin.parent().unwrap_or(Path::new("."));
+                let sizes = radius
+                    .sampler(base)
+                    .map_err(|e| scene.error(format!("bodies[{k}].radius: {e}")))?;
+                let mut rng = rand_pcg::Pcg64::seed_from_u64(*seed);
+                let radii: Vec<f64> = (0..*count).map(|_| sizes.sample(&mut rng)).collect();
+                // The largest radius drawn (an unclipped log-normal has no largest one).
+                let rmax = radii.iter().copied().fold(0.0, f64::max);
                 // Every centre range `lo + r .. hi - r` must be finite and non-empty.
                 let fits = |i: usize| (hi[i] - lo[i]).is_finite() && lo[i] + rmax < hi[i] - rmax;
-                if rmax < rmin || !(0..3).all(fits) {
-                    return Err(scene.error(format!("bodies[{k}]: box too small for radius up to {rmax}, or radius range inverted")));
+                if !(0..3).all(fits) {
+                    return Err(scene.error(format!(
+                        "bodies[{k}]: box too small for a sphere of radius {rmax}"
+                    )));
                 }
-                let mut rng = rand_pcg::Pcg64::seed_from_u64(*seed);
-                let mut placed: Vec<(Vector3<f64>, f64)> = Vec::new();
-                let mut attempts = 0u64;
-                while placed.len() < *count as usize {
-                    attempts += 1;
-                    if attempts > 1000 * (*count as u64).max(1000) {
-                        return Err(scene.error(format!(
-                            "bodies[{k}]: could place only {} of {count} spheres without overlap; enlarge the box",
-                            placed.len()
-                        )));
-                    }
-                    let r = if rmax > rmin {
-                        rng.random_range(rmin..rmax)
-                    } else {
-                        rmin
-                    };
-                    let c = Vector3::from_fn(|i, _| rng.random_range(lo[i] + r..hi[i] - r));
-                    if placed.iter().all(|(q, rq)| (q - c).norm() >= r + rq) {
-                        placed.push((c, r));
-                    }
-                }
-                for (c, r) in placed {
+                let centres = place_balls(&radii, lo, hi, &mut rng).map_err(|e| {
+                    scene.error(format!(
+                        "bodies[{k}]: could place only {} of {count} spheres without \
+                         overlap; enlarge the box",
+                        e.placed
+                    ))
+                })?;
+                for (c, r) in centres.into_iter().zip(radii) {
                     add_sphere(
                         p,
                         c,

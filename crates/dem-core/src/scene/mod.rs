@@ -8,10 +8,13 @@ pub mod geometric_epsilon;
 mod mesh_body;
 mod placement;
 mod polyhedra;
+mod random_packing;
 mod settings;
+pub mod size_distribution;
 
 pub use generators::{expand_bodies, Boundaries};
 pub use settings::{BroadPhase, ContactSettings, L6Options, SparsifySettings};
+pub use size_distribution::{Basis, Radius};
 
 use crate::error::DemError;
 use crate::motion::Motion;
@@ -84,16 +87,6 @@ impl MaterialSpec {
         }
         Ok(())
     }
-}
-
-/// A radius or a distribution of radii (m).
-#[derive(Deserialize, Debug, Clone, Copy)]
-#[serde(deny_unknown_fields)]
-pub enum Radius {
-    /// Every sphere the same.
-    Const(f64),
-    /// Uniform in `[min, max]`.
-    Uniform(f64, f64),
 }
 
 /// Bodies, one by one or from generators.
@@ -425,14 +418,21 @@ impl Scene {
             .iter()
             .enumerate()
             .filter_map(|(k, b)| match b {
-                BodySpec::Mesh { file, .. } | BodySpec::Csv { file, .. } => Some(InputFile {
-                    field: format!("bodies[{k}].file"),
-                    file: file.clone(),
-                    digest: std::fs::read(base.join(file))
-                        .ok()
-                        .map(|bytes| (crc32fast::hash(&bytes), bytes.len() as u64)),
-                }),
+                BodySpec::Mesh { file, .. } | BodySpec::Csv { file, .. } => {
+                    Some((format!("bodies[{k}].file"), file))
+                }
+                BodySpec::RandomFill {
+                    radius: Radius::Table { file, .. },
+                    ..
+                } => Some((format!("bodies[{k}].radius.file"), file)),
                 _ => None,
+            })
+            .map(|(field, file)| InputFile {
+                field,
+                file: file.clone(),
+                digest: std::fs::read(base.join(file))
+                    .ok()
+                    .map(|bytes| (crc32fast::hash(&bytes), bytes.len() as u64)),
             })
             .collect()
     }

@@ -4,6 +4,7 @@
 //! global frame, `inertia` holds the principal moments (density times the unit-density
 //! moments `dem_convex` computes from the surface).
 
+use super::random_packing::place_balls;
 use super::{BodySpec, Scene};
 use crate::error::DemError;
 use crate::particles::{Dofs, Particles, PolyBody, Shape};
@@ -148,15 +149,13 @@ pub(super) fn add_rocks(
     }
     let (lo, hi) = (v(*min), v(*max));
     let mut rng = rand_pcg::Pcg64::seed_from_u64(*seed);
-    let mut placed: Vec<(Vector3<f64>, f64)> = Vec::new();
-    let mut attempts = 0u64;
-    let limit = 1000 * (*count as u64).max(1000);
-    // Each rock is made once (a hull of `points` points: the costly part) and then tried
-    // at random positions until one is free.
-    while placed.len() < *count as usize {
+    // Each rock is made once (a hull of `points` points: the costly part), then all are
+    // placed by their bounding spheres.
+    let mut bodies = Vec::with_capacity(*count as usize);
+    for n in 0..*count as usize {
         let s = if b > a { rng.random_range(a..=b) } else { a };
         let rock = generate::rock(rng.random(), *points as usize, v(*axes) * s)
-            .map_err(|e| field("points", format!("rock {}: {e}", placed.len())))?;
+            .map_err(|e| field("points", format!("rock {n}: {e}")))?;
         let rot = random_rotation(&mut rng);
         let mut body = principal(&rock, rho);
         let r = body.data.bounding_radius;
@@ -165,23 +164,19 @@ pub(super) fn add_rocks(
                 "bodies[{k}]: box too small for a rock of bounding radius {r}"
             )));
         }
-        let c = loop {
-            attempts += 1;
-            if attempts > limit {
-                return Err(scene.error(format!(
-                    "bodies[{k}]: could place only {} of {count} rocks without overlap; \
-                     enlarge the box",
-                    placed.len()
-                )));
-            }
-            let c = Vector3::from_fn(|i, _| rng.random_range(lo[i] + r..hi[i] - r));
-            if placed.iter().all(|(q, rq)| (q - c).norm() >= r + rq) {
-                break c;
-            }
-        };
-        placed.push((c, r));
-        body.pos = c;
         body.ori = rot * body.ori;
+        bodies.push(body);
+    }
+    let radii: Vec<f64> = bodies.iter().map(|b| b.data.bounding_radius).collect();
+    let centres = place_balls(&radii, lo, hi, &mut rng).map_err(|e| {
+        scene.error(format!(
+            "bodies[{k}]: could place only {} of {count} rocks without overlap; \
+             enlarge the box",
+            e.placed
+        ))
+    })?;
+    for (mut body, c) in bodies.into_iter().zip(centres) {
+        body.pos = c;
         push(p, body, Vector3::zeros(), Vector3::zeros(), Dofs::FREE, mat);
     }
     Ok(())
