@@ -16,7 +16,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every plugin package of the workspace.
-pub const PLUGINS: [&str; 11] = [
+pub const PLUGINS: [&str; 12] = [
     "cg2-facet-sphere",
     "cg2-polyhedron",
     "cg2-sphere-sphere",
@@ -27,6 +27,7 @@ pub const PLUGINS: [&str; 11] = [
     "law-penalty",
     "law-barrier",
     "law-cohesive",
+    "law-adhesion",
     "test-faulty",
 ];
 

@@ -1,0 +1,281 @@
+//! Adhesive elastic contacts of fine particles: `Law2_L6Geom_JKR` (Johnson-Kendall-Roberts,
+//! soft or large particles, strong short-range adhesion) and `Law2_L6Geom_DMT`
+//! (Derjaguin-Muller-Toporov, stiff or small ones). The parameter `w` is the **work of
+//! adhesion** (J/m^2), the energy to separate a unit area of contact: for two surfaces of
+//! one solid of surface energy `gamma`, `w = 2 gamma`.
+//!
+//! With `E*`, `G*` the effective moduli, `R*` the effective radius (a wall: the sphere's)
+//! and `m*` the effective mass of the pair, `delta = -u_n` the overlap (m):
+//!
+//! - **JKR** (see [`jkr_theory`]): the contact radius `a` solves
+//!   `delta = a^2 / R* - sqrt(2 pi w a / E*)` on its stable branch and the normal force is
+//!   `F = 4 E* a^3 / (3 R*) - sqrt(8 pi w E* a^3)`. A contact forms when the surfaces
+//!   touch (`delta >= 0`), with the jump to `a = (2 pi w R*^2 / E*)^(1/3)` and the pull
+//!   `-(4/3) pi w R*`; it holds in tension until the overlap falls below
+//!   `delta_c = -(3/4) (pi^2 w^2 R* / E*^2)^(1/3)`, where it breaks with the force
+//!   `-(5/6) pi w R*`. Under an imposed load it lets go at the pull-off force
+//!   `-(3/2) pi w R*`, the minimum of `F` on the branch. The contact must exist at the
+//!   negative overlaps: the parameter `reach` (m), the law's interaction distance, must
+//!   exceed `|delta_c|` of every pair (a warning names a pair where it does not: its
+//!   contact would end early, at `-reach`).
+//! - **DMT**: Hertz less a constant pull, `F = (4/3) E* sqrt(R*) delta^(3/2) - 2 pi w R*`,
+//!   while the bodies overlap (`delta > 0`); the pull-off force is `-2 pi w R*`, at zero
+//!   overlap; no reach.
+//!
+//! Both: the contact radius `a` (DMT: Hertz's `sqrt(R* delta)`) sets the tangential
+//! stiffness `8 G* a` (Mindlin) of an incremental spring, capped by Coulomb's
+//! `mu (F_n + 2 F_po)` with `F_po` the pull-off force's magnitude (as LAMMPS' granular
+//! `jkr` and `dmt`: adhesion adds to the load that friction holds; the cap is 0 out of
+//! contact); rolling and twisting resistance from the SDK (`Cdt`, `Epsd`) with the same
+//! load `F_n + 2 F_po` and normal stiffness `2 E* a`. `restitution` sets a viscous normal
+//! force `-2 sqrt(5/6) beta sqrt(2 E* a m*) u_n_dot` while in contact, with EDEM's
+//! oscillator ratio `beta = -ln e / sqrt(ln^2 e + pi^2)`: with adhesion the rebound is
+//! slower than `e` (and none below the sticking velocity).
+//!
+//! Energy (the docs' rule for a force that jumps): `elastic` is the energy the contact
+//! stores now, JKR's `U(a)` (negative when adhesion dominates) or Hertz's less
+//! `2 pi w R* delta`; the work the normal force absorbs over the step (trapezoid) less
+//! the change of that energy is booked as `friction`: it is the loss at snap-in and at
+//! snap-off (the hysteresis loop), zero to second order elsewhere. Viscous work is
+//! `damping`; slip, rolling and twisting as the SDK parts book them.
+
+pub mod jkr_theory;
+
+mod dmt;
+mod jkr;
+
+pub use dmt::Dmt;
+pub use jkr::JkrLaw;
+
+use dem_api::sdk::parts::{
+    effective_inertia, effective_shear, effective_young, pair_friction, params,
+    viscous_coefficient, work_absorbed, DampingForm, DampingFrom, Resistance, SpringSlider,
+};
+use dem_api::sdk::Param;
+use dem_api::{LawInput, LawOutput, Vec3};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of both laws, from the scene's `params: (...)`.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// Work of adhesion `w`, J/m^2 (required; `2 gamma` for surface energy `gamma`).
+    pub w: f64,
+    /// Gap below which a contact exists, m (JKR: required, above `|delta_c|`; DMT: none).
+    pub reach: Option<f64>,
+    /// Coefficient of restitution setting the viscous damping ratio; absent: no damping.
+    pub restitution: Option<f64>,
+    /// Coulomb coefficient; absent: the smaller of the two materials' friction.
+    pub friction: Option<f64>,
+    /// Rolling resistance model.
+    pub rolling: Resistance,
+    /// Twisting resistance model.
+    pub twisting: Resistance,
+    /// Overlap, as a fraction of `R*`, at which the stiffness for the critical time step
+    /// is evaluated.
+    pub stiffness_overlap: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            w: f64::NAN,
+            reach: None,
+            restitution: None,
+            friction: None,
+            rolling: Resistance::Off,
+            twisting: Resistance::Off,
+            stiffness_overlap: 0.01,
+        }
+    }
+}
+
+/// The parameter table of both laws.
+const PARAMS: &[Param] = &[
+    Param {
+        name: "w",
+        unit: "J/m^2",
+        doc: "work of adhesion (2 x the surface energy gamma of a like pair); required",
+    },
+    Param {
+        name: "reach",
+        unit: "m",
+        doc: "JKR: gap below which a contact exists; must exceed |delta_c| = \
+              (3/4)(pi^2 w^2 R*/E*^2)^(1/3) of every pair. DMT: not used",
+    },
+    params::RESTITUTION,
+    params::FRICTION,
+    params::ROLLING,
+    params::TWISTING,
+    Param {
+        name: "stiffness_overlap",
+        unit: "-",
+        doc: "overlap / R* at which the normal stiffness sets the critical time step",
+    },
+];
+
+/// Checked parameters and the damping ratio.
+#[derive(Debug, Clone)]
+struct Common {
+    p: Params,
+    /// Viscous damping ratio.
+    zeta: f64,
+}
+
+impl Common {
+    fn new(p: Params) -> Result<Common, String> {
+        if !(p.w >= 0.0 && p.w.is_finite()) {
+            return Err(format!(
+                "w (work of adhesion, J/m^2) is required, >= 0 and finite; got {}",
+                p.w
+            ));
+        }
+        let zeta = match p.restitution {
+            None => 0.0,
+            Some(e) if e > 0.0 && e <= 1.0 => {
+                DampingFrom::Oscillator.damping_ratio(e, DampingForm::Hertz, true)
+            }
+            Some(e) => return Err(format!("restitution must be in (0, 1], got {e}")),
+        };
+        if let Some(mu) = p.friction {
+            if !(mu >= 0.0 && mu.is_finite()) {
+                return Err(format!("friction must be >= 0, got {mu}"));
+            }
+        }
+        if !(p.stiffness_overlap > 0.0 && p.stiffness_overlap < 1.0) {
+            return Err(format!(
+                "stiffness_overlap must be in (0, 1), got {}",
+                p.stiffness_overlap
+            ));
+        }
+        p.rolling.validate("rolling")?;
+        p.twisting.validate("twisting")?;
+        Ok(Common { p, zeta })
+    }
+
+    fn constants(&self, input: &LawInput) -> Constants {
+        let pair = &input.pair;
+        Constants {
+            e: effective_young(pair),
+            g: effective_shear(pair),
+            r: pair.effective_radius(),
+            cd: viscous_coefficient(
+                (5.0f64 / 6.0).sqrt() * self.zeta,
+                pair.effective_mass(),
+                1.0,
+            ),
+            mu: self.p.friction.unwrap_or_else(|| pair_friction(pair)),
+            i: effective_inertia(pair),
+        }
+    }
+}
+
+dem_api::slots! {
+    /// Constants of one contact.
+    pub struct Constants {
+        /// Effective Young's modulus `E*`, Pa.
+        pub e: f64,
+        /// Effective shear modulus `G*`, Pa.
+        pub g: f64,
+        /// Effective radius `R*`, m.
+        pub r: f64,
+        /// `2 sqrt(5/6) beta sqrt(m*)`: viscous coefficient over `sqrt(S_n)`, kg^0.5.
+        pub cd: f64,
+        /// Coulomb coefficient.
+        pub mu: f64,
+        /// Effective inertia for relative rotation, kg m^2.
+        pub i: f64,
+    }
+}
+
+/// The normal elastic part of a step, as a law's adhesion model gives it.
+struct Normal {
+    /// In contact (surfaces joined) after this step?
+    touching: bool,
+    /// Elastic normal force, N (repulsive positive; 0 out of contact).
+    force: f64,
+    /// Energy stored, J (0 out of contact).
+    energy: f64,
+    /// Contact radius, m (0 out of contact).
+    radius: f64,
+    /// Magnitude of the pull-off force `F_po`, N.
+    pull_off: f64,
+}
+
+// State slots: touching flag, previous elastic normal force, previous stored normal
+// energy, previous viscous force, tangential spring, rolling, twisting.
+const TOUCHING: usize = 0;
+const F_PREV: usize = 1;
+const U_PREV: usize = 2;
+const V_PREV: usize = 3;
+const T0: usize = 4;
+const R0: usize = T0 + SpringSlider::<2>::SLOTS;
+const W0: usize = R0 + Resistance::slots(2);
+const STATE_LEN: usize = W0 + Resistance::slots(1);
+
+/// The rest of a step once the normal part is known: booking of the normal part, the
+/// viscous force, the tangential spring, rolling and twisting.
+fn finish(
+    common: &Common,
+    input: &LawInput,
+    c: &Constants,
+    n: Normal,
+    state: &mut [f64],
+) -> LawOutput {
+    let g = &input.geom;
+    let dt = input.dt;
+    let snap =
+        work_absorbed(&[state[F_PREV]], &[n.force], &[g.u_dot.x], dt) - (n.energy - state[U_PREV]);
+    state[TOUCHING] = f64::from(u8::from(n.touching));
+    state[F_PREV] = n.force;
+    state[U_PREV] = n.energy;
+    let s_n = 2.0 * c.e * n.radius;
+    let f_visc = if n.touching {
+        -c.cd * s_n.sqrt() * g.u_dot.x
+    } else {
+        0.0
+    };
+    let damping = work_absorbed(&[state[V_PREV]], &[f_visc], &[g.u_dot.x], dt);
+    state[V_PREV] = f_visc;
+    let f_n = n.force + f_visc;
+    let load = if n.touching {
+        (n.force + 2.0 * n.pull_off).max(0.0)
+    } else {
+        0.0
+    };
+    let t = SpringSlider::<2>::step(
+        8.0 * c.g * n.radius,
+        [g.u_dot.y, g.u_dot.z],
+        dt,
+        c.mu * load,
+        &mut state[T0..R0],
+    );
+    let p = &common.p;
+    let roll = p.rolling.step(
+        [g.phi_dot.y, g.phi_dot.z],
+        load,
+        s_n,
+        c.r,
+        c.i,
+        dt,
+        &mut state[R0..W0],
+    );
+    let twist = p.twisting.step(
+        [g.phi_dot.x],
+        load,
+        s_n,
+        c.r,
+        c.i,
+        dt,
+        &mut state[W0..STATE_LEN],
+    );
+    LawOutput {
+        force: Vec3::new(f_n, t.force[0], t.force[1]),
+        torque: Vec3::new(twist.force[0], roll.force[0], roll.force[1]),
+        elastic: n.energy + t.elastic + roll.elastic + twist.elastic,
+        friction: snap + t.dissipated + roll.dissipated + twist.dissipated,
+        damping,
+    }
+}
+
+dem_api::export_plugin! { geometry: [], laws: [JkrLaw, Dmt] }
