@@ -273,3 +273,59 @@ fn a_slow_impact_sticks_and_a_fast_one_rebounds_at_the_energy_balance() {
         "sticking velocity {v_s} m/s, energy balance {v_theory} m/s"
     );
 }
+
+/// What became of `scenes/powder.ron` with work of adhesion `w` after `time` (s): the
+/// height of the top sphere's centre (m), the spheres resting on the floor (centre below
+/// 1.5 radii), the largest horizontal distance of a centre from the vertical axis through
+/// the centre of mass (m), and the ledger error relative to the potential energy released.
+fn agglomerate(w: f64, time: f64) -> (f64, usize, f64, f64) {
+    let text = std::fs::read_to_string(dem_verification::root().join("scenes/powder.ron"))
+        .unwrap()
+        .replace("w: 0.1,", &format!("w: {w},"))
+        .replace("duration: Time(0.1)", &format!("duration: Time({time})"));
+    let mut sim = sim_from_text(&text, "powder.ron").unwrap();
+    sim.step().unwrap();
+    let (start, potential) = (sim.ledger.total(), sim.ledger.potential);
+    let steps = sim.end_step - 1;
+    sim.run_steps(steps).unwrap();
+    let p = &sim.particles;
+    let spheres: Vec<usize> = (0..p.len()).filter(|&i| p.mass[i].is_finite()).collect();
+    let n = spheres.len() as f64;
+    let c = spheres
+        .iter()
+        .map(|&i| p.pos[i])
+        .sum::<nalgebra::Vector3<f64>>()
+        / n;
+    let spread = spheres
+        .iter()
+        .map(|&i| (p.pos[i] - c).xy().norm())
+        .fold(0.0, f64::max);
+    let top = spheres.iter().map(|&i| p.pos[i].z).fold(0.0, f64::max);
+    let floor = spheres.iter().filter(|&&i| p.pos[i].z < 0.75e-3).count();
+    let released = potential - sim.ledger.potential;
+    (top, floor, spread, (sim.ledger.total() - start) / released)
+}
+
+#[test]
+fn an_adhesive_agglomerate_holds_on_a_floor_where_a_dry_one_spreads() {
+    // The lattice's top layer starts at 5.5 mm, 36 spheres on the floor, its corners
+    // 3.54 mm off the axis.
+    let (top_wet, floor_wet, spread_wet, err_wet) = agglomerate(0.1, 0.05);
+    let (top_dry, floor_dry, spread_dry, err_dry) = agglomerate(0.0, 0.05);
+    eprintln!(
+        "adhesive: top {top_wet:.4e} m, {floor_wet} on the floor, spread {spread_wet:.4e} m, \
+         ledger {err_wet:.2e}; dry: top {top_dry:.4e} m, {floor_dry} on the floor, spread \
+         {spread_dry:.4e} m, ledger {err_dry:.2e}"
+    );
+    // Held: the top layer where it was, the bottom layer alone on the floor, the sides
+    // in place.
+    assert!(top_wet > 5.4e-3 && floor_wet == 36 && spread_wet < 3.6e-3);
+    // Dry: the lattice slumps, spheres of the upper layers reach the floor.
+    assert!(top_dry < 5.3e-3 && floor_dry >= 45 && spread_dry > 5e-3);
+    for err in [err_wet, err_dry] {
+        assert!(
+            err.abs() < 1e-4,
+            "ledger error {err:e} of the energy released"
+        );
+    }
+}
