@@ -132,13 +132,12 @@ fn devices_are_not_read_as_checkpoints() {
 
 #[test]
 fn a_signal_during_the_set_up_ends_the_run_at_once() {
-    // 60,000 spheres placed at random: a set-up of many seconds (each placement is tested
-    // against every sphere placed before).
+    // 10 rocks, each the hull of 20,000 random points: a set-up of several seconds.
     let path = bounce_with(
         "setup-signal",
         "bodies: [",
-        "bodies: [\n        RandomFill(min: (-1, -1, 1), max: (1, 1, 3), count: 60000, \
-         radius: Const(0.001), material: \"glass\", seed: 1),",
+        "bodies: [\n        Rocks(min: (-1, -1, 1), max: (1, 1, 3), count: 10, \
+         size: (0.01, 0.01), points: 20000, material: \"glass\", seed: 1),",
     );
     let out = path.parent().unwrap().join("out");
     let mut child = command(&["run", s(&path), "--out", s(&out), "--checkpoint-every", "1"])
