@@ -89,6 +89,46 @@ impl MaterialSpec {
     }
 }
 
+/// The material of a generator's particles: one name (`"glass"`), or a mix of names with
+/// the fraction of the particles made of each (`[("glass", 0.7), ("steel", 0.3)]`,
+/// normalised to sum 1), drawn independently for each particle.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MaterialChoice {
+    /// Every particle of this material.
+    One(String),
+    /// `(material name, number fraction)` pairs.
+    Mix(Vec<(String, f64)>),
+}
+
+impl<'de> Deserialize<'de> for MaterialChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Choice;
+        impl<'de> serde::de::Visitor<'de> for Choice {
+            type Value = MaterialChoice;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a material name (\"glass\") or a list of (name, fraction) pairs \
+                     ([(\"glass\", 0.7), (\"steel\", 0.3)])",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(MaterialChoice::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut parts = Vec::new();
+                while let Some(part) = seq.next_element::<(String, f64)>()? {
+                    parts.push(part);
+                }
+                Ok(MaterialChoice::Mix(parts))
+            }
+        }
+        d.deserialize_any(Choice)
+    }
+}
+
 /// Bodies, one by one or from generators.
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
@@ -153,8 +193,8 @@ pub enum BodySpec {
         count: u32,
         /// Radius distribution.
         radius: Radius,
-        /// Material name.
-        material: String,
+        /// Material name, or a mix of materials by number fraction.
+        material: MaterialChoice,
         /// Seed of the random generator.
         seed: u64,
     },

@@ -223,9 +223,10 @@ fn table(text: &str, by: Basis) -> Result<Sampler, String> {
         return Err("needs at least two rows".into());
     }
     for w in rows.windows(2) {
-        if !(w[0].0 > 0.0 && w[1].0 > w[0].0 && w[1].1 >= w[0].1) {
+        if !(w[0].0 > 0.0 && w[1].0 > w[0].0 && w[1].0.is_finite() && w[1].1 >= w[0].1) {
             return Err(format!(
-                "radii must be positive and rising, fractions not falling: ({}, {}) then ({}, {})",
+                "radii must be positive, finite and rising, fractions not falling: ({}, {}) \
+                 then ({}, {})",
                 w[0].0, w[0].1, w[1].0, w[1].1
             ));
         }
@@ -385,6 +386,9 @@ mod tests {
         assert!(table("1,0\n0.5,1\n", Basis::Number)
             .unwrap_err()
             .contains("rising"));
+        assert!(table("1,0\ninf,1\n", Basis::Number)
+            .unwrap_err()
+            .contains("finite"));
         assert!(table("1,0\n1.5;0.4\n2,1\n", Basis::Number)
             .unwrap_err()
             .starts_with("line 2:"));
