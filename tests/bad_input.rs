@@ -215,7 +215,7 @@ fn settings_and_generators_out_of_range_are_refused() {
     let fill = r#"RandomFill(min: (-1e308, 0, 0), max: (1e308, 1, 1), count: 3, radius: Const(0.1), material: "m", seed: 1),"#;
     let e = error_of(&base.replace("bodies: [", &format!("bodies: [\n        {fill}")));
     assert!(
-        e.contains("bodies[0]") && e.contains("box too small"),
+        e.contains("bodies[0]") && e.contains("the box must be finite"),
         "{e}"
     );
 }

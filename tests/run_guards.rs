@@ -242,3 +242,13 @@ fn a_huge_velocity_spread_is_refused_not_a_panic() {
     );
     assert!(e.to_string().contains("non-finite"), "{e}");
 }
+
+#[test]
+fn a_rocks_box_wider_than_f64_is_refused_not_a_panic() {
+    // Corners of +-1.7e308: each is finite, their distance is not (it panicked in the
+    // random number generator; RandomFill's check is in bad_input.rs).
+    let rocks = r#"Rocks(min: (-1, -1, -1.7e308), max: (1, 1, 1.7e308), count: 3,
+                size: (0.01, 0.01), points: 20, material: "m", seed: 1)"#;
+    let e = load_error(&scene(rocks, "(0, 0, -9.81)", "Fixed(1e-5)"));
+    assert!(e.contains("bodies[0]: the box must be finite"), "{e}");
+}

@@ -304,7 +304,7 @@ pub fn expand_bodies(
                 let fits = |i: usize| (hi[i] - lo[i]).is_finite() && lo[i] + rmax < hi[i] - rmax;
                 if !(0..3).all(fits) {
                     return Err(scene.error(format!(
-                        "bodies[{k}]: box too small for a sphere of radius {rmax}"
+                        "bodies[{k}]: the box must be finite and wider than a sphere of radius {rmax}"
                     )));
                 }
                 let centres = place_balls(&radii, lo, hi, &mut rng).map_err(|e| {

@@ -159,9 +159,10 @@ pub(super) fn add_rocks(
         let rot = random_rotation(&mut rng);
         let mut body = principal(&rock, rho);
         let r = body.data.bounding_radius;
-        if !(0..3).all(|i| lo[i] + r < hi[i] - r) {
+        if !(0..3).all(|i| (hi[i] - lo[i]).is_finite() && lo[i] + r < hi[i] - r) {
             return Err(scene.error(format!(
-                "bodies[{k}]: box too small for a rock of bounding radius {r}"
+                "bodies[{k}]: the box must be finite and wider than a rock of bounding \
+                 radius {r}"
             )));
         }
         body.ori = rot * body.ori;

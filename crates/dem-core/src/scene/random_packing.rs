@@ -6,11 +6,11 @@
 //! leave the large sizes short in a crowded box, and placing the large ones first lets
 //! the small ones fill the gaps between them, so a polydisperse set reaches a higher
 //! volume fraction than in the order drawn. Candidate neighbours come from a grid of
-//! cells as wide as the largest diameter, so each try costs the same whatever the count.
+//! cells at least as wide as the largest diameter (linked lists per cell), so each try
+//! costs the same whatever the count.
 
 use nalgebra::Vector3;
 use rand::Rng;
-use std::collections::HashMap;
 
 /// Why the balls could not all be placed.
 #[derive(Debug)]
@@ -31,14 +31,12 @@ pub fn place_balls(
 ) -> Result<Vec<Vector3<f64>>, NotPlaced> {
     let n = radii.len();
     let rmax = radii.iter().copied().fold(0.0, f64::max);
-    let cell = (2.0 * rmax).max(f64::MIN_POSITIVE);
-    let key = |c: &Vector3<f64>| -> [i64; 3] {
-        std::array::from_fn(|i| ((c[i] - lo[i]) / cell).floor() as i64)
-    };
+    let grid = Grid::new(lo, hi, 2.0 * rmax, 8 * n.max(1000));
+    let mut head = vec![u32::MAX; grid.cells()];
+    let mut next = vec![u32::MAX; n];
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| radii[b].total_cmp(&radii[a]));
     let mut centres = vec![Vector3::zeros(); n];
-    let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
     let limit = 1000 * (n as u64).max(1000);
     let mut tries = 0u64;
     for (placed, &j) in order.iter().enumerate() {
@@ -49,25 +47,76 @@ pub fn place_balls(
                 return Err(NotPlaced { placed });
             }
             let c = Vector3::from_fn(|i, _| rng.random_range(lo[i] + r..hi[i] - r));
-            let k = key(&c);
-            let free = (-1..=1).all(|dx| {
-                (-1..=1).all(|dy| {
-                    (-1..=1).all(|dz| {
-                        grid.get(&[k[0] + dx, k[1] + dy, k[2] + dz])
-                            .is_none_or(|ids| {
-                                ids.iter().all(|&q| (centres[q] - c).norm() >= r + radii[q])
-                            })
-                    })
-                })
+            let free = grid.around(&c).all(|cell| {
+                let mut q = head[cell];
+                while q != u32::MAX {
+                    let k = q as usize;
+                    if (centres[k] - c).norm() < r + radii[k] {
+                        return false;
+                    }
+                    q = next[k];
+                }
+                true
             });
             if free {
                 break c;
             }
         };
         centres[j] = c;
-        grid.entry(key(&c)).or_default().push(j);
+        let cell = grid.index(&c);
+        next[j] = head[cell];
+        head[cell] = j as u32;
     }
     Ok(centres)
+}
+
+/// A grid of cubic cells over the box, at least `min_cell` wide (so that balls that
+/// overlap are in the same or neighbouring cells) and at most `max_cells` in all (wider
+/// cells for a box much larger than its balls).
+struct Grid {
+    lo: Vector3<f64>,
+    cell: f64,
+    dims: [usize; 3],
+}
+
+impl Grid {
+    fn new(lo: Vector3<f64>, hi: Vector3<f64>, min_cell: f64, max_cells: usize) -> Grid {
+        let mut cell = min_cell.max(f64::MIN_POSITIVE);
+        loop {
+            let dims: [usize; 3] =
+                std::array::from_fn(|i| (((hi[i] - lo[i]) / cell).ceil() as usize).max(1));
+            let total = dims.iter().map(|&d| d as f64).product::<f64>();
+            if total <= max_cells as f64 {
+                return Grid { lo, cell, dims };
+            }
+            cell *= (total / max_cells as f64).cbrt() * 1.01;
+        }
+    }
+
+    fn cells(&self) -> usize {
+        self.dims.iter().product()
+    }
+
+    fn coords(&self, c: &Vector3<f64>) -> [usize; 3] {
+        std::array::from_fn(|i| {
+            (((c[i] - self.lo[i]) / self.cell).floor().max(0.0) as usize).min(self.dims[i] - 1)
+        })
+    }
+
+    fn index(&self, c: &Vector3<f64>) -> usize {
+        let [x, y, z] = self.coords(c);
+        x + self.dims[0] * (y + self.dims[1] * z)
+    }
+
+    /// The cell of `c` and its neighbours inside the grid.
+    fn around(&self, c: &Vector3<f64>) -> impl Iterator<Item = usize> + '_ {
+        let k = self.coords(c);
+        let dims = self.dims;
+        let span = move |i: usize| k[i].saturating_sub(1)..=(k[i] + 1).min(dims[i] - 1);
+        span(2).flat_map(move |z| {
+            span(1).flat_map(move |y| span(0).map(move |x| x + dims[0] * (y + dims[1] * z)))
+        })
+    }
 }
 
 #[cfg(test)]
