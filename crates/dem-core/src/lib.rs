@@ -9,6 +9,7 @@
 pub mod box_intersection;
 pub mod broadphase;
 pub mod c_plugin;
+pub mod cell;
 pub mod cell_bins;
 pub mod checkpoint;
 pub mod contacts;
@@ -18,6 +19,7 @@ pub mod error;
 pub mod facet_grid;
 pub mod guards;
 pub mod handover;
+pub mod images;
 pub mod integrator;
 pub mod l6geom;
 pub mod law_tester;

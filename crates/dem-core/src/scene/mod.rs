@@ -364,6 +364,9 @@ pub struct Scene {
     pub timestep: TimeStep,
     /// Run length.
     pub duration: Duration,
+    /// A periodic cell (see [`crate::cell`]), if any.
+    #[serde(default)]
+    pub cell: Option<crate::cell::CellSpec>,
     /// Contact settings.
     #[serde(default)]
     pub contacts: ContactSettings,
