@@ -33,6 +33,7 @@ pub mod rotation;
 pub mod scene;
 pub mod simulation;
 pub mod sparsify;
+pub mod stress;
 pub mod team;
 pub mod timing;
 pub mod vtk;

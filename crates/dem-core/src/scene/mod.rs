@@ -330,11 +330,17 @@ pub enum Duration {
 pub struct OutputSpec {
     /// Steps between two ledger rows (and progress reports).
     pub every: u64,
+    /// Where `stress.csv` averages the stress without a periodic cell (with one, over the
+    /// cell); no `stress.csv` without either. See [`crate::stress`].
+    pub stress: Option<crate::stress::Region>,
 }
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { every: 1000 }
+        OutputSpec {
+            every: 1000,
+            stress: None,
+        }
     }
 }
 
