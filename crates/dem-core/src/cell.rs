@@ -40,6 +40,10 @@ pub struct CellSpec {
     /// rate `g` in x with gradient along y: `((0, g, 0), (0, 0, 0), (0, 0, 0))`.
     #[serde(default)]
     pub velocity_gradient: [[f64; 3]; 3],
+    /// Stages of servo-controlled loading (see [`crate::servo`]); when given, they set the
+    /// gradient instead of `velocity_gradient`.
+    #[serde(default)]
+    pub stages: Vec<crate::servo::Stage>,
 }
 
 /// The cell's state (saved in checkpoints).
@@ -210,6 +214,7 @@ mod tests {
             edges: [[1.0, 0.0, 0.0], [gamma, 2.0, 0.0], [0.0, 0.0, 3.0]],
             periodic: "xy".into(),
             velocity_gradient: [[0.0, 0.5, 0.0], [0.0; 3], [0.0; 3]],
+            stages: Vec::new(),
         })
         .unwrap()
     }
@@ -248,6 +253,7 @@ mod tests {
             edges: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
             periodic: "xw".into(),
             velocity_gradient: [[0.0; 3]; 3],
+            stages: Vec::new(),
         };
         assert!(Cell::from_spec(&spec).unwrap_err().contains("`w`"));
         spec.periodic = "x".into();

@@ -56,6 +56,8 @@ pub struct Periodic {
     /// Largest centre distance at which two particles may become candidates before the
     /// next rebuild, m.
     pub cutoff: f64,
+    /// The servo control of the cell and its stages, if the scene gives stages.
+    pub servo: Option<crate::servo::Servo>,
 }
 
 /// What a checkpoint keeps of a periodic cell.
@@ -65,6 +67,8 @@ pub struct SavedPeriodic {
     pub cell: Cell,
     /// The image rows.
     pub images: Vec<(u32, Shift)>,
+    /// The servo's stages.
+    pub servo: Option<crate::servo::Servo>,
 }
 
 impl Periodic {
@@ -75,6 +79,7 @@ impl Periodic {
             images: Vec::new(),
             ext: Particles::default(),
             cutoff,
+            servo: None,
         }
     }
 
@@ -83,6 +88,7 @@ impl Periodic {
         SavedPeriodic {
             cell: self.cell.clone(),
             images: self.images.clone(),
+            servo: self.servo.clone(),
         }
     }
 
@@ -93,6 +99,7 @@ impl Periodic {
         }
         self.cell = saved.cell;
         self.images = saved.images;
+        self.servo = saved.servo;
         self.make_rows(p);
         Ok(())
     }

@@ -31,6 +31,7 @@ pub mod plugins;
 pub mod reorder;
 pub mod rotation;
 pub mod scene;
+pub mod servo;
 pub mod simulation;
 pub mod sparsify;
 pub mod stress;

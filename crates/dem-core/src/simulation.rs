@@ -259,10 +259,22 @@ impl Simulation {
         let periodic = match &scene.cell {
             None => None,
             Some(spec) => {
-                let cell = crate::cell::Cell::from_spec(spec).map_err(|e| scene.error(e))?;
+                let mut cell = crate::cell::Cell::from_spec(spec).map_err(|e| scene.error(e))?;
+                let servo = match spec.stages.is_empty() {
+                    true => None,
+                    false => {
+                        let servo = crate::servo::Servo::new(spec.stages.clone(), &cell)
+                            .map_err(|e| scene.error(e))?;
+                        // The first stage's gradient, until the servo has a stress.
+                        cell.gradient = servo.gradient().unwrap_or_default();
+                        cell.hdot = cell.gradient * cell.h;
+                        Some(servo)
+                    }
+                };
                 crate::images::check_scene(&cell, &particles, &integrator.gravity)
                     .map_err(|e| scene.error(format!("cell: {e}")))?;
-                let per = Periodic::new(cell, 2.0 * rmax + reach + skin);
+                let mut per = Periodic::new(cell, 2.0 * rmax + reach + skin);
+                per.servo = servo;
                 per.check_widths()
                     .map_err(|e| scene.error(format!("cell: {e}")))?;
                 Some(per)
@@ -423,8 +435,36 @@ impl Simulation {
         for g in &self.motions {
             g.set_poses(&mut self.particles, self.time);
         }
+        self.control_cell();
         self.timing.integration += lap(&mut clock);
         Ok(())
+    }
+
+    /// The servo control of the periodic cell after a step (see [`crate::servo`]); the run
+    /// ends with its last stage.
+    fn control_cell(&mut self) {
+        let Some(servo) = self.periodic.as_ref().and_then(|per| per.servo.as_ref()) else {
+            return;
+        };
+        if servo.done() {
+            return;
+        }
+        let Some(stress) = crate::stress::Stress::of(self, None) else {
+            return;
+        };
+        let forces = self.contacts.live().map(|c| c.force.norm());
+        let unbalanced = crate::servo::unbalanced(&self.particles, self.particles.len(), forces);
+        let step = self.step;
+        let Some(per) = self.periodic.as_mut() else {
+            return;
+        };
+        let Some(servo) = per.servo.as_mut() else {
+            return;
+        };
+        servo.update(&mut per.cell, &stress, unbalanced, step);
+        if servo.done() {
+            self.end_step = self.end_step.min(self.step);
+        }
     }
 
     /// One step that, when it fails (a plugin error, a non-finite state), leaves the
