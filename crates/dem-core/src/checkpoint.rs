@@ -31,6 +31,7 @@ use crate::energy::Ledger;
 use crate::error::DemError;
 use crate::guards::EnergyReference;
 use crate::images::{Periodic, SavedPeriodic};
+use crate::motion::ServoState;
 use crate::particles::{Dofs, Particles, Shape};
 use crate::plugins::PluginSet;
 use crate::reorder::ParticleOrder;
@@ -49,7 +50,8 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// origins `u0`, `phi0` (always zero). 5: the particles in storage order with the scene
 /// id of each (Morton reordering) and each contact's body roles (`swap`). 6: the contacts
 /// that ended in the last step too (where the next step removes them decides the order
-/// of the others). 7: the periodic cell and its image rows.
+/// of the others). 7: the periodic cell, its image rows and its servo stages, and the
+/// state of servo-controlled walls.
 pub const FORMAT_VERSION: u32 = 7;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -133,6 +135,8 @@ pub struct Checkpoint {
     /// The periodic cell and its image rows (contacts and candidate pairs name image rows
     /// after the particles).
     periodic: Option<SavedPeriodic>,
+    /// The state of each moving boundary's servo (order of the scene's motions).
+    servos: Vec<ServoState>,
     /// Data of the front end, opaque here.
     pub extra: Vec<u8>,
 }
@@ -224,6 +228,7 @@ impl Checkpoint {
             verlet: sim.verlet.clone(),
             contacts: sim.contacts.save(),
             periodic: sim.periodic.as_ref().map(Periodic::save),
+            servos: sim.motions.iter().map(|g| g.servo).collect(),
             extra,
         }
     }
@@ -557,6 +562,15 @@ impl Checkpoint {
                     "the scene and the checkpoint disagree on having a periodic cell",
                 ))
             }
+        }
+        if self.servos.len() != sim.motions.len() {
+            return Err(failure(
+                path,
+                "the scene and the checkpoint disagree on the moving boundaries",
+            ));
+        }
+        for (g, s) in sim.motions.iter_mut().zip(self.servos) {
+            g.servo = s;
         }
         // The contacts read the periodic cell's extended table where there is one.
         let rows = sim.periodic.as_ref().map_or(&sim.particles, |per| &per.ext);

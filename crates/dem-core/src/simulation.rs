@@ -419,7 +419,8 @@ impl Simulation {
         self.ledger.friction += totals.friction;
         self.ledger.damping += totals.damping;
         let dt = self.integrator.dt;
-        for g in &self.motions {
+        for g in &mut self.motions {
+            self.ledger.boundary_work += g.control(p, dt);
             g.set_velocities(p, self.time, dt);
         }
         if !self.integrator.step_in(p, &mut self.ledger, &self.team) {
