@@ -3,7 +3,8 @@
 //! touches it, then comes to rest where the floor carries the target stress times the
 //! area (the floor's force is measured independently of the servo's own reading); the
 //! ledger closes to rounding with the lid's work as boundary work; a checkpoint resumes
-//! bitwise; bad servos are refused with the field.
+//! bitwise; bad servos are refused with the field; a scene's `stop` conditions end the
+//! run once the lid holds its stress and the sphere is at rest.
 
 use dem_core::{Checkpoint, Simulation};
 use dem_verification::mesh::write_obj;
@@ -155,5 +156,54 @@ fn unfit_servos_are_refused_with_the_field() {
     assert!(
         mesh.contains("bodies[0].motion") && mesh.contains("walls only"),
         "{mesh}"
+    );
+}
+
+#[test]
+fn a_run_stops_when_its_conditions_hold() {
+    let text = scene(&servo()).replace(
+        "duration: Steps(8000),",
+        "duration: Steps(100000), stop: [Unbalanced(1e-6), WallStress(1e-6)],",
+    );
+    let mut sim = sim_from_text(&text, "wall_servo.ron").unwrap();
+    while sim.step < sim.end_step {
+        sim.step().unwrap();
+    }
+    let floor = -sim.particles.force[0].z;
+    eprintln!("stopped at step {}: floor force {floor:e} N", sim.step);
+    assert!(sim.step < 8000, "stopped at step {}", sim.step);
+    assert!((floor / (STRESS * AREA) - 1.0).abs() < 1e-5, "{floor:e} N");
+    // All must hold: with an unbalanced force out of reach, the run goes to its duration.
+    let partial = scene(&servo()).replace(
+        "duration: Steps(8000),",
+        "duration: Steps(3000), stop: [WallStress(1e-6), Unbalanced(1e-12)],",
+    );
+    let mut sim = sim_from_text(&partial, "wall_servo.ron").unwrap();
+    while sim.step < sim.end_step {
+        sim.step().unwrap();
+    }
+    assert_eq!(sim.step, 3000, "ran its duration");
+    let unfit = |stop: &str, motion: &str| {
+        let text = scene(motion).replace(
+            "duration: Steps(8000),",
+            &format!("duration: Steps(10), stop: [{stop}],"),
+        );
+        match sim_from_text(&text, "stop.ron") {
+            Ok(_) => panic!("accepted {stop}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let zero = unfit("Unbalanced(0)", &servo());
+    assert!(
+        zero.contains("stop.ron") && zero.contains("stop[0]"),
+        "{zero}"
+    );
+    let none = unfit(
+        "Unbalanced(0.1), WallStress(0.01)",
+        "Translate(velocity: (0, 0, 0))",
+    );
+    assert!(
+        none.contains("stop[1]") && none.contains("no wall has a Servo"),
+        "{none}"
     );
 }

@@ -34,6 +34,7 @@ pub mod scene;
 pub mod servo;
 pub mod simulation;
 pub mod sparsify;
+pub mod stop;
 pub mod stress;
 pub mod team;
 pub mod timing;

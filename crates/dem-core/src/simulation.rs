@@ -280,6 +280,7 @@ impl Simulation {
                 Some(per)
             }
         };
+        crate::stop::check(&scene.stop, &boundaries.motions).map_err(|e| scene.error(e))?;
         let free = free_runs(particles.len(), |i| {
             particles.shape[i].bounding_radius().is_some() && !moving.contains(&i)
         });
@@ -437,6 +438,9 @@ impl Simulation {
             g.set_poses(&mut self.particles, self.time);
         }
         self.control_cell();
+        if crate::stop::reached(self) {
+            self.end_step = self.end_step.min(self.step);
+        }
         self.timing.integration += lap(&mut clock);
         Ok(())
     }

@@ -370,6 +370,9 @@ pub struct Scene {
     pub timestep: TimeStep,
     /// Run length.
     pub duration: Duration,
+    /// Conditions ending the run before `duration` once all hold (see [`crate::stop`]).
+    #[serde(default)]
+    pub stop: Vec<crate::stop::Stop>,
     /// A periodic cell (see [`crate::cell`]), if any.
     #[serde(default)]
     pub cell: Option<crate::cell::CellSpec>,
