@@ -4,6 +4,7 @@
 //! the directory after it), so that they survive a machine crash too.
 
 use dem_core::energy::Ledger;
+use dem_core::stress::Stress;
 use dem_core::{vtk, DemError, Simulation};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -56,6 +57,25 @@ pub fn energy_csv(rows: &[EnergyRow]) -> String {
     let mut text = format!("step,time,{}\n", Ledger::COLUMNS.join(","));
     for (step, time, l) in rows {
         let row: Vec<String> = l.row().iter().map(|x| format!("{x:.12e}")).collect();
+        text.push_str(&format!("{step},{time:.9e},{}\n", row.join(",")));
+    }
+    text
+}
+
+/// One row of `stress.csv`: step, time, the values of [`Stress::row`].
+pub type StressRow = (u64, f64, [f64; 13]);
+
+/// The row of `stress.csv` for `sim` now (step and time as given), if the run measures
+/// stress (a periodic cell, or `output.stress`).
+pub fn stress_row(step: u64, time: f64, sim: &Simulation) -> Option<StressRow> {
+    Stress::of(sim, sim.scene.output.stress.as_ref()).map(|s| (step, time, s.row()))
+}
+
+/// The `stress.csv` text of `rows`.
+pub fn stress_csv(rows: &[StressRow]) -> String {
+    let mut text = format!("step,time,{}\n", Stress::COLUMNS.join(","));
+    for (step, time, row) in rows {
+        let row: Vec<String> = row.iter().map(|x| format!("{x:.12e}")).collect();
         text.push_str(&format!("{step},{time:.9e},{}\n", row.join(",")));
     }
     text

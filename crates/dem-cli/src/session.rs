@@ -4,8 +4,8 @@
 //! session cleanly.
 
 use crate::output::{
-    energy_csv, has_polyhedra, mesh_rows, meshes_csv, write_atomic, write_durable, write_particles,
-    write_vtk, POLYHEDRA_STREAM, STREAMS,
+    energy_csv, has_polyhedra, mesh_rows, meshes_csv, stress_csv, stress_row, write_atomic,
+    write_durable, write_particles, write_vtk, POLYHEDRA_STREAM, STREAMS,
 };
 use crate::progress::{emit, Mode, Progress};
 use crate::record::RunRecord;
@@ -150,6 +150,11 @@ pub fn drive(
         if (sim.step - 1).is_multiple_of(every) || sim.step == sim.end_step {
             record.energy.push((sim.step - 1, t, sim.ledger));
             write_atomic(&csv, energy_csv(&record.energy).as_bytes()).map_err(io(&csv))?;
+            if let Some(row) = stress_row(sim.step - 1, t, &sim) {
+                record.stress.push(row);
+                let path = dir.join("stress.csv");
+                write_atomic(&path, stress_csv(&record.stress).as_bytes()).map_err(io(&path))?;
+            }
             if !sim.meshes.is_empty() {
                 record.meshes.extend(mesh_rows(sim.step - 1, t, &sim));
                 let path = dir.join("meshes.csv");
@@ -256,6 +261,9 @@ fn files_written(
     let mut files = vec!["energy.csv".to_string(), name(particles)];
     if !record.meshes.is_empty() {
         files.push("meshes.csv".to_string());
+    }
+    if !record.stress.is_empty() {
+        files.push("stress.csv".to_string());
     }
     if png.exists() {
         files.push(name(png));

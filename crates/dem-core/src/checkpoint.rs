@@ -30,6 +30,8 @@ use crate::contacts::{Contacts, SavedContact};
 use crate::energy::Ledger;
 use crate::error::DemError;
 use crate::guards::EnergyReference;
+use crate::images::{Periodic, SavedPeriodic};
+use crate::motion::ServoState;
 use crate::particles::{Dofs, Particles, Shape};
 use crate::plugins::PluginSet;
 use crate::reorder::ParticleOrder;
@@ -48,8 +50,9 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// origins `u0`, `phi0` (always zero). 5: the particles in storage order with the scene
 /// id of each (Morton reordering) and each contact's body roles (`swap`). 6: the contacts
 /// that ended in the last step too (where the next step removes them decides the order
-/// of the others).
-pub const FORMAT_VERSION: u32 = 6;
+/// of the others). 7: the periodic cell, its image rows and its servo stages, and the
+/// state of servo-controlled walls.
+pub const FORMAT_VERSION: u32 = 7;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -129,6 +132,11 @@ pub struct Checkpoint {
     reordered: Option<u64>,
     verlet: VerletList,
     contacts: Vec<SavedContact>,
+    /// The periodic cell and its image rows (contacts and candidate pairs name image rows
+    /// after the particles).
+    periodic: Option<SavedPeriodic>,
+    /// The state of each moving boundary's servo (order of the scene's motions).
+    servos: Vec<ServoState>,
     /// Data of the front end, opaque here.
     pub extra: Vec<u8>,
 }
@@ -219,6 +227,8 @@ impl Checkpoint {
             reordered: sim.order.last,
             verlet: sim.verlet.clone(),
             contacts: sim.contacts.save(),
+            periodic: sim.periodic.as_ref().map(Periodic::save),
+            servos: sim.motions.iter().map(|g| g.servo).collect(),
             extra,
         }
     }
@@ -541,26 +551,44 @@ impl Checkpoint {
             material: sp.material,
             shape,
         };
+        match (&mut sim.periodic, self.periodic) {
+            (None, None) => {}
+            (Some(per), Some(saved)) => per
+                .restore(saved, &sim.particles)
+                .map_err(|e| failure(path, e))?,
+            _ => {
+                return Err(failure(
+                    path,
+                    "the scene and the checkpoint disagree on having a periodic cell",
+                ))
+            }
+        }
+        if self.servos.len() != sim.motions.len() {
+            return Err(failure(
+                path,
+                "the scene and the checkpoint disagree on the moving boundaries",
+            ));
+        }
+        for (g, s) in sim.motions.iter_mut().zip(self.servos) {
+            g.servo = s;
+        }
+        // The contacts read the periodic cell's extended table where there is one.
+        let rows = sim.periodic.as_ref().map_or(&sim.particles, |per| &per.ext);
         if self
             .verlet
             .pairs
             .iter()
-            .any(|&(a, b)| a >= b || b as usize >= n)
+            .any(|&(a, b)| a >= b || b as usize >= rows.len())
         {
             return Err(failure(path, "holds a candidate pair of unknown particles"));
         }
-        sim.contacts = Contacts::restore(
-            &self.verlet.pairs,
-            &sim.particles,
-            &sim.dispatch,
-            &self.contacts,
-        )
-        .map_err(|e| failure(path, e))?;
+        sim.contacts = Contacts::restore(&self.verlet.pairs, rows, &sim.dispatch, &self.contacts)
+            .map_err(|e| failure(path, e))?;
         sim.live_contacts = sim.contacts.active();
         let method = sim.verlet.method;
         sim.verlet = self.verlet;
         sim.verlet.method = method;
-        sim.verlet.find_facets(&sim.particles);
+        sim.verlet.find_facets(rows);
         sim.step = self.step;
         sim.time = self.time;
         sim.end_step = self.end_step;

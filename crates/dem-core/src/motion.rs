@@ -1,5 +1,6 @@
 //! Prescribed motion of boundaries (walls and meshes): constant velocity, rotation about an
-//! axis at a constant rate (a rotating drum), and a sinusoidal shake.
+//! axis at a constant rate (a rotating drum), a sinusoidal shake, and a wall's servo
+//! control to a target normal stress.
 //!
 //! A moving boundary is a group of particles (one wall, or every facet of a mesh) moved
 //! rigidly: a particle with reference position `x0` and orientation `q0` is at
@@ -12,10 +13,18 @@
 //! and books the work of the contact forces on it (`-f . v dt - torque . omega dt`) as
 //! boundary work; after the step the pose is set to its exact value at t + dt, so that
 //! round-off does not accumulate.
+//!
+//! A servo-controlled wall (`Servo`) moves along its normal (towards the side it touches):
+//! after the forces of a step are gathered, its velocity for the step is
+//! `v = clamp(gain (target - s) / |target|, -max_velocity, max_velocity)`, with `s` the
+//! normal stress on it (the contact force pressing it back against its normal over
+//! `area`, compression positive); its position is its start plus the displacement summed
+//! over the steps, which checkpoints keep. Below the target it advances, above it
+//! retreats; its work is booked like any moving boundary's.
 
-use crate::particles::Particles;
+use crate::particles::{Particles, Shape};
 use nalgebra::{Unit, UnitQuaternion, Vector3};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
 /// A prescribed motion, as written in a scene.
@@ -42,6 +51,17 @@ pub enum Motion {
         amplitude: [f64; 3],
         /// Hz.
         frequency: f64,
+    },
+    /// A wall held at a normal stress (see the module documentation).
+    Servo {
+        /// Target normal stress on the wall, Pa (compression positive).
+        stress: f64,
+        /// Area the stress is taken over (the wall is an infinite plane), m^2.
+        area: f64,
+        /// Largest speed of the wall, m/s.
+        max_velocity: f64,
+        /// Speed at 100 % stress error, m/s.
+        gain: f64,
     },
 }
 
@@ -74,6 +94,23 @@ impl Motion {
             } if !(finite(amplitude) && frequency.is_finite() && *frequency >= 0.0) => {
                 Err("Shake: amplitude must be finite, frequency finite and >= 0".into())
             }
+            Motion::Servo {
+                stress,
+                area,
+                max_velocity,
+                gain,
+            } if !(stress.is_finite()
+                && *stress != 0.0
+                && [area, max_velocity, gain]
+                    .iter()
+                    .all(|x| x.is_finite() && **x > 0.0)) =>
+            {
+                Err(
+                    "Servo: stress must be finite and non-zero, area, max_velocity and gain \
+                     finite and positive"
+                        .into(),
+                )
+            }
             _ => Ok(()),
         }
     }
@@ -86,9 +123,10 @@ impl Motion {
         }
     }
 
-    /// Rotation and translation at time `t`.
+    /// Rotation and translation at time `t` (none for a servo: its state moves it).
     fn pose(&self, t: f64) -> (UnitQuaternion<f64>, Vector3<f64>) {
         match *self {
+            Motion::Servo { .. } => (UnitQuaternion::identity(), Vector3::zeros()),
             Motion::Translate { velocity } => (UnitQuaternion::identity(), v(velocity) * t),
             Motion::Rotate { axis, omega, .. } => (
                 UnitQuaternion::from_axis_angle(&Unit::new_normalize(v(axis)), omega * t),
@@ -112,6 +150,17 @@ impl Motion {
     }
 }
 
+/// Where a servo-controlled wall stands (saved in checkpoints).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServoState {
+    /// Displacement along the wall's normal since the start, m.
+    pub displacement: f64,
+    /// Speed along the normal over the last step, m/s.
+    pub velocity: f64,
+    /// Normal stress on the wall at the last step, Pa.
+    pub stress: f64,
+}
+
 /// A group of particles moved rigidly by one motion.
 #[derive(Clone, Debug)]
 pub struct Prescribed {
@@ -119,6 +168,11 @@ pub struct Prescribed {
     pub motion: Motion,
     /// Particle ids of the group.
     pub members: Vec<usize>,
+    /// The state of a servo-controlled wall.
+    pub servo: ServoState,
+    /// Direction a servo-controlled wall advances along (its normal, towards the side it
+    /// touches).
+    direction: Vector3<f64>,
     ref_pos: Vec<Vector3<f64>>,
     ref_ori: Vec<UnitQuaternion<f64>>,
 }
@@ -126,8 +180,21 @@ pub struct Prescribed {
 impl Prescribed {
     /// A group whose current poses are its poses at t = 0.
     pub fn new(motion: Motion, members: Vec<usize>, p: &Particles) -> Prescribed {
+        let direction = match members.first().map(|&i| (&p.shape[i], p.ori[i])) {
+            Some((Shape::Wall(w), ori)) => {
+                let n = ori * Vector3::new(w.normal.x, w.normal.y, w.normal.z);
+                if w.sense < 0 {
+                    -n
+                } else {
+                    n
+                }
+            }
+            _ => Vector3::zeros(),
+        };
         Prescribed {
             motion,
+            servo: ServoState::default(),
+            direction,
             ref_pos: members.iter().map(|&i| p.pos[i]).collect(),
             ref_ori: members.iter().map(|&i| p.ori[i]).collect(),
             members,
@@ -136,10 +203,38 @@ impl Prescribed {
 
     fn position(&self, k: usize, t: f64) -> Vector3<f64> {
         let (r, d) = self.motion.pose(t);
-        match self.motion.center() {
-            Some(c) => c + r * (self.ref_pos[k] - c) + d,
-            None => self.ref_pos[k] + d,
+        match (self.motion, self.motion.center()) {
+            (Motion::Servo { .. }, _) => self.ref_pos[k] + self.direction * self.servo.displacement,
+            (_, Some(c)) => c + r * (self.ref_pos[k] - c) + d,
+            (_, None) => self.ref_pos[k] + d,
         }
+    }
+
+    /// A servo-controlled wall's control after the forces of a step are gathered (in
+    /// `p.force`): its speed for the step and its displacement at the step's end. Returns
+    /// the boundary work to add to the integrator's (J; zero for the other motions): the
+    /// integrator books the force at t times the speed over the step after t,
+    /// `-f . v(t+dt/2) dt`, which for a speed that changes from step to step errs at first
+    /// order in dt; the correction makes it `-f . (v(t-dt/2) + v(t+dt/2)) dt / 2`, second
+    /// order, as the periodic cell's work.
+    pub fn control(&mut self, p: &Particles, dt: f64) -> f64 {
+        let Motion::Servo {
+            stress,
+            area,
+            max_velocity,
+            gain,
+        } = self.motion
+        else {
+            return 0.0;
+        };
+        let force: Vector3<f64> = self.members.iter().map(|&i| p.force[i]).sum();
+        let along = force.dot(&self.direction);
+        let s = &mut self.servo;
+        let before = s.velocity;
+        s.stress = -along / area;
+        s.velocity = (gain * (stress - s.stress) / stress.abs()).clamp(-max_velocity, max_velocity);
+        s.displacement += s.velocity * dt;
+        -along * (before - s.velocity) * dt / 2.0
     }
 
     /// Sets the group's velocities for the step from `t` to `t + dt` (mid-step values).
@@ -148,6 +243,7 @@ impl Prescribed {
         for (k, &i) in self.members.iter().enumerate() {
             p.vel[i] = match self.motion {
                 Motion::Translate { velocity } => v(velocity),
+                Motion::Servo { .. } => self.direction * self.servo.velocity,
                 _ => (self.position(k, t + dt) - self.position(k, t)) / dt,
             };
             p.angvel[i] = w;

@@ -11,6 +11,7 @@ use crate::dispatch::Dispatch;
 use crate::energy::Ledger;
 use crate::error::DemError;
 use crate::guards::{self, EnergyReference};
+use crate::images::Periodic;
 use crate::integrator::Integrator;
 use crate::mesh::{MeshBody, MeshLoad};
 use crate::motion::Prescribed;
@@ -81,6 +82,9 @@ pub struct Simulation {
     pub contact_steps: u64,
     /// Live contacts after the last step (as `contacts.active()`, without counting).
     pub live_contacts: usize,
+    /// The periodic cell and its image rows, in a scene with a `cell` (see
+    /// [`crate::images`]): the contacts then read its extended particle table.
+    pub periodic: Option<Periodic>,
     skin: f64,
     reach: f64,
     eps: f64,
@@ -264,6 +268,31 @@ impl Simulation {
             .iter()
             .flat_map(|g| g.members.iter().copied())
             .collect();
+        let periodic = match &scene.cell {
+            None => None,
+            Some(spec) => {
+                let mut cell = crate::cell::Cell::from_spec(spec).map_err(|e| scene.error(e))?;
+                let servo = match spec.stages.is_empty() {
+                    true => None,
+                    false => {
+                        let servo = crate::servo::Servo::new(spec.stages.clone(), &cell)
+                            .map_err(|e| scene.error(e))?;
+                        // The first stage's gradient, until the servo has a stress.
+                        cell.gradient = servo.gradient().unwrap_or_default();
+                        cell.hdot = cell.gradient * cell.h;
+                        Some(servo)
+                    }
+                };
+                crate::images::check_scene(&cell, &particles, &integrator.gravity)
+                    .map_err(|e| scene.error(format!("cell: {e}")))?;
+                let mut per = Periodic::new(cell, 2.0 * rmax + reach + skin);
+                per.servo = servo;
+                per.check_widths()
+                    .map_err(|e| scene.error(format!("cell: {e}")))?;
+                Some(per)
+            }
+        };
+        crate::stop::check(&scene.stop, &boundaries.motions).map_err(|e| scene.error(e))?;
         let free = free_runs(particles.len(), |i| {
             particles.shape[i].bounding_radius().is_some() && !moving.contains(&i)
         });
@@ -289,6 +318,7 @@ impl Simulation {
             timing: PhaseTimes::default(),
             contact_steps: 0,
             live_contacts: 0,
+            periodic,
             skin,
             reach,
             eps,
@@ -313,7 +343,19 @@ impl Simulation {
         if self.team.size() != threads {
             self.team = Team::new(threads);
         }
-        if self.verlet.stale_in(p, &self.team) {
+        if let Some(per) = &mut self.periodic {
+            per.sync(p);
+            if per.stale(&self.verlet, &self.team) {
+                let ranges = (self.reach, self.skin);
+                per.rebuild(
+                    p,
+                    &mut self.contacts,
+                    &mut self.verlet,
+                    ranges,
+                    &self.dispatch,
+                )?;
+            }
+        } else if self.verlet.stale_in(p, &self.team) {
             if self.order.due(self.step, self.scene.contacts.reorder) {
                 let cell = self.reorder_cell;
                 if let Some(old_to_new) = self.order.reorder(p, &self.free, cell, self.step) {
@@ -326,8 +368,13 @@ impl Simulation {
         }
         self.timing.broad_phase += lap(&mut clock);
         let mut views: Vec<ShapeView<'_>> = recycle(std::mem::take(&mut self.views));
+        // The contacts read the periodic cell's extended table where there is one.
+        let rows: &Particles = match &self.periodic {
+            Some(per) => &per.ext,
+            None => p,
+        };
         // Each member makes the views of its own run of particles.
-        let n = p.shape.len();
+        let n = rows.shape.len();
         views.resize(n, ShapeView::of_sphere(&NO_SHAPE));
         {
             let parts = Parts::new(&mut views);
@@ -336,14 +383,14 @@ impl Simulation {
                 let mine = team.range(n, t);
                 // SAFETY: the members' ranges are disjoint.
                 let out = unsafe { parts.take(mine.clone()) };
-                for (v, s) in out.iter_mut().zip(&p.shape[mine]) {
+                for (v, s) in out.iter_mut().zip(&rows.shape[mine]) {
                     *v = s.view();
                 }
             });
         }
         let cx = StepContext {
-            particles: p,
-            bodies: p.columns(&views),
+            particles: rows,
+            bodies: rows.columns(&views),
             team: &self.team,
             materials: &self.materials,
             dispatch: &self.dispatch,
@@ -357,6 +404,9 @@ impl Simulation {
         let mut processed = self.contacts.process(&cx);
         self.views = recycle(views);
         if let Err(DemError::PluginCall { a, b, .. }) = &mut processed {
+            if let Some(per) = &self.periodic {
+                (*a, *b) = (per.owner(*a), per.owner(*b));
+            }
             // Errors name particles by scene id.
             (*a, *b) = (
                 self.order.id(*a as usize) as u32,
@@ -367,6 +417,10 @@ impl Simulation {
         self.timing.geometry += geometry;
         self.timing.law += law;
         lap(&mut clock);
+        let across = self
+            .periodic
+            .as_ref()
+            .map(|per| per.fold(&mut self.contacts));
         // Forces start from the weights there.
         let totals = self
             .contacts
@@ -378,11 +432,16 @@ impl Simulation {
         self.ledger.friction += totals.friction;
         self.ledger.damping += totals.damping;
         let dt = self.integrator.dt;
-        for g in &self.motions {
+        for g in &mut self.motions {
+            self.ledger.boundary_work += g.control(p, dt);
             g.set_velocities(p, self.time, dt);
         }
         if !self.integrator.step_in(p, &mut self.ledger, &self.team) {
             self.check_finite()?;
+        }
+        if let (Some(per), Some(t)) = (&mut self.periodic, across) {
+            let before = per.cell.advance(dt);
+            self.ledger.boundary_work += Periodic::boundary_work(&t, &before, &per.cell.hdot, dt);
         }
         self.check_energy()?;
         self.step += 1;
@@ -390,8 +449,39 @@ impl Simulation {
         for g in &self.motions {
             g.set_poses(&mut self.particles, self.time);
         }
+        self.control_cell();
+        if crate::stop::reached(self) {
+            self.end_step = self.end_step.min(self.step);
+        }
         self.timing.integration += lap(&mut clock);
         Ok(())
+    }
+
+    /// The servo control of the periodic cell after a step (see [`crate::servo`]); the run
+    /// ends with its last stage.
+    fn control_cell(&mut self) {
+        let Some(servo) = self.periodic.as_ref().and_then(|per| per.servo.as_ref()) else {
+            return;
+        };
+        if servo.done() {
+            return;
+        }
+        let Some(stress) = crate::stress::Stress::of(self, None) else {
+            return;
+        };
+        let forces = self.contacts.live().map(|c| c.force.norm());
+        let unbalanced = crate::servo::unbalanced(&self.particles, self.particles.len(), forces);
+        let step = self.step;
+        let Some(per) = self.periodic.as_mut() else {
+            return;
+        };
+        let Some(servo) = per.servo.as_mut() else {
+            return;
+        };
+        servo.update(&mut per.cell, &stress, unbalanced, step);
+        if servo.done() {
+            self.end_step = self.end_step.min(self.step);
+        }
     }
 
     /// One step that, when it fails (a plugin error, a non-finite state), leaves the
@@ -405,6 +495,7 @@ impl Simulation {
             self.verlet.clone(),
             self.ledger,
             self.order.clone(),
+            self.periodic.clone(),
         );
         let result = self.step();
         if result.is_err() {
@@ -414,6 +505,7 @@ impl Simulation {
                 self.verlet,
                 self.ledger,
                 self.order,
+                self.periodic,
             ) = saved;
         }
         result

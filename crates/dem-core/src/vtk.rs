@@ -258,7 +258,13 @@ pub fn particles(sim: &Simulation) -> Grid {
 
 /// The live contacts of `sim`, one line cell each.
 pub fn contacts(sim: &Simulation) -> Grid {
-    let p = &sim.particles;
+    // In a periodic cell a contact across a face ends at an image row (drawn at the
+    // image, named by the particle it images).
+    let p = sim.periodic.as_ref().map_or(&sim.particles, |per| &per.ext);
+    let id = |i: usize| match &sim.periodic {
+        Some(per) => sim.order.id(per.owner(i as u32) as usize),
+        None => sim.order.id(i),
+    };
     let live: Vec<_> = sim.contacts.live_with_geometry().collect();
     let mut g = Grid::default();
     let end = |i: usize, c: &Vector3<f64>| {
@@ -277,14 +283,8 @@ pub fn contacts(sim: &Simulation) -> Grid {
     let normal = |(_, l6): &Live<'_>| -> Vector3<f64> { l6.frame.row(0).transpose() };
     let fnormal = |s: &Live<'_>| normal(s) * normal(s).dot(&s.0.force);
     g.cell_data = vec![
-        ints(
-            "id1",
-            live.iter().map(|(s, _)| sim.order.id(s.bodies().0) as i64),
-        ),
-        ints(
-            "id2",
-            live.iter().map(|(s, _)| sim.order.id(s.bodies().1) as i64),
-        ),
+        ints("id1", live.iter().map(|(s, _)| id(s.bodies().0) as i64)),
+        ints("id2", live.iter().map(|(s, _)| id(s.bodies().1) as i64)),
         f64s(
             "normal_force",
             live.iter()

@@ -492,6 +492,16 @@ impl Contacts {
         self.raw[k] = g;
     }
 
+    /// Gives the forces of the contacts of body `i` to body `to(i)` in the coming gather
+    /// (periodic images hand theirs to the particle they image; see [`crate::images`]).
+    pub(crate) fn redirect_forces(&mut self, to: impl Fn(u32) -> u32) {
+        for b in self.gather.bodies.iter_mut().flatten() {
+            if *b != NONE {
+                *b = to(*b);
+            }
+        }
+    }
+
     /// Every contact, live or ended in the last step, in processing order.
     pub fn list(&self) -> &[Contact] {
         &self.list

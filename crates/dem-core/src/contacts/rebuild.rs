@@ -132,9 +132,17 @@ impl Contacts {
     /// by key. A contact keeps its bodies' roles: when the new indices come in the other
     /// order, `a` and `b` trade places and `swap` turns.
     pub fn renumber(&mut self, old_to_new: &[u32]) {
+        self.rename(|a, b| (old_to_new[a as usize], old_to_new[b as usize]));
+    }
+
+    /// Renames the bodies of every contact: `rename(a, b)` gives the new ids of the bodies
+    /// `a` and `b` (in this order). A contact keeps its bodies' roles: when the new ids
+    /// come in the other order, `a` and `b` trade places and `swap` turns. As after
+    /// [`Contacts::renumber`], a [`Contacts::rebuild`] must follow.
+    pub fn rename(&mut self, mut rename: impl FnMut(u32, u32) -> (u32, u32)) {
         self.ended_known = false;
         for c in &mut self.list {
-            let (a, b) = (old_to_new[c.a as usize], old_to_new[c.b as usize]);
+            let (a, b) = rename(c.a, c.b);
             if a < b {
                 (c.a, c.b) = (a, b);
             } else {

@@ -65,6 +65,11 @@ pub(super) fn add_mesh(
     }
     if let Some(m) = motion {
         check_motion(scene, k, m, [0.0; 3])?;
+        if matches!(m, Motion::Servo { .. }) {
+            return Err(scene.error(format!(
+                "bodies[{k}].motion: Servo is for walls only (a mesh has no single normal)"
+            )));
+        }
     }
     let base = scene.origin.parent().unwrap_or(std::path::Path::new("."));
     let path = base.join(file);

@@ -363,11 +363,17 @@ pub enum Duration {
 pub struct OutputSpec {
     /// Steps between two ledger rows (and progress reports).
     pub every: u64,
+    /// Where `stress.csv` averages the stress without a periodic cell (with one, over the
+    /// cell); no `stress.csv` without either. See [`crate::stress`].
+    pub stress: Option<crate::stress::Region>,
 }
 
 impl Default for OutputSpec {
     fn default() -> Self {
-        OutputSpec { every: 1000 }
+        OutputSpec {
+            every: 1000,
+            stress: None,
+        }
     }
 }
 
@@ -397,6 +403,12 @@ pub struct Scene {
     pub timestep: TimeStep,
     /// Run length.
     pub duration: Duration,
+    /// Conditions ending the run before `duration` once all hold (see [`crate::stop`]).
+    #[serde(default)]
+    pub stop: Vec<crate::stop::Stop>,
+    /// A periodic cell (see [`crate::cell`]), if any.
+    #[serde(default)]
+    pub cell: Option<crate::cell::CellSpec>,
     /// Contact settings.
     #[serde(default)]
     pub contacts: ContactSettings,
