@@ -374,7 +374,11 @@ impl Work {
 
     /// A ∩ B by clipping A with B's planes.
     fn clip(&mut self, a: &Polyhedron, b: &Polyhedron, eps: f64) -> Clipped {
-        if a.vertices().is_empty() || b.vertices().is_empty() || b.faces().is_empty() {
+        if a.vertices().is_empty()
+            || b.vertices().is_empty()
+            || a.faces().is_empty()
+            || b.faces().is_empty()
+        {
             return Clipped::Undecided;
         }
         let (la, ha) = a.aabb();
@@ -387,6 +391,30 @@ impl Work {
         let tol = CLIP_TOLERANCE * size + 1e-12 * reach;
         if !tol.is_finite() {
             return Clipped::Undecided;
+        }
+        // B's plane facing A most first: it removes most of A, and the box of what is
+        // left then rules out most other planes without looking at the vertices. Before
+        // any work, that plane and A's plane facing B most are tried as separating
+        // planes (the common case of a pair apart).
+        let towards = (la.coords + ha.coords) - (lb.coords + hb.coords);
+        let facing = |p: &Polyhedron, dir: &Vector3<f64>| {
+            let mut best = (f64::NEG_INFINITY, 0);
+            for (i, f) in p.faces().iter().enumerate() {
+                let x = f.normal.dot(dir);
+                if x > best.0 {
+                    best = (x, i);
+                }
+            }
+            best.1
+        };
+        let first = facing(b, &towards);
+        let apart = |f: &Face, p: &Polyhedron| {
+            p.vertices()
+                .iter()
+                .all(|v| f.normal.dot(&v.coords) - f.offset > tol)
+        };
+        if apart(&b.faces()[first], a) || apart(&a.faces()[facing(a, &-towards)], b) {
+            return Clipped::Empty;
         }
         // A into the work polytope.
         let cur = &mut self.cur;
@@ -410,18 +438,6 @@ impl Work {
                 },
             });
         }
-        // B's plane facing A most first: it removes most of A, and the box of what is
-        // left then rules out most other planes without looking at the vertices.
-        let towards = (la.coords + ha.coords) - (lb.coords + hb.coords);
-        let first = (0..b.faces().len())
-            .max_by(|&i, &j| {
-                let (x, y) = (
-                    b.faces()[i].normal.dot(&towards),
-                    b.faces()[j].normal.dot(&towards),
-                );
-                x.total_cmp(&y).then(j.cmp(&i))
-            })
-            .unwrap_or(0);
         let (mut c, mut h) = ((ha.coords + la.coords) * 0.5, (ha.coords - la.coords) * 0.5);
         let order = std::iter::once(first).chain((0..b.faces().len()).filter(|&k| k != first));
         for k in order {
