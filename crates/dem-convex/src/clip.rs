@@ -114,6 +114,8 @@ struct Work {
     cuts: Vec<(u32, u32, u32)>,
     /// Cap edges (from, to) in new vertex indices.
     cap: Vec<(u32, u32)>,
+    /// B's planes in the order they are applied, with their sort keys.
+    order: Vec<(f64, u32)>,
 }
 
 thread_local! {
@@ -191,6 +193,7 @@ impl Work {
             on_plane,
             cuts,
             cap,
+            order: _,
         } = self;
         let face = &b.faces()[k];
         let (n, d) = (face.normal, face.offset);
@@ -438,9 +441,51 @@ impl Work {
                 },
             });
         }
-        let (mut c, mut h) = ((ha.coords + la.coords) * 0.5, (ha.coords - la.coords) * 0.5);
-        let order = std::iter::once(first).chain((0..b.faces().len()).filter(|&k| k != first));
-        for k in order {
+        let (c, h) = ((ha.coords + la.coords) * 0.5, (ha.coords - la.coords) * 0.5);
+        // Then the planes that reach into A's box (the others keep all of A, and the
+        // box only shrinks), those A's box centre lies farthest outside first: they cut
+        // deepest, so that the polytope shrinks early and the box test rules out more of
+        // the rest.
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        for (k, f) in b.faces().iter().enumerate() {
+            match box_side(&f.normal, f.offset, &c, &h, tol) {
+                _ if k == first => {}
+                None => order.push((f.offset - f.normal.dot(&c), k as u32)),
+                Some(Step::Empty) => {
+                    self.order = order;
+                    return Clipped::Empty;
+                }
+                Some(_) => {}
+            }
+        }
+        // A full sort costs more than it saves: the three deepest to the front.
+        for i in 0..order.len().min(3) {
+            let mut best = i;
+            for j in i + 1..order.len() {
+                if order[j].0 < order[best].0 {
+                    best = j;
+                }
+            }
+            order.swap(i, best);
+        }
+        let result = self.apply(b, first, &order, tol, eps, (c, h));
+        self.order = order;
+        result
+    }
+
+    /// Cuts by `first`, then by the planes of `order`, each unless the box of the
+    /// polytope decides it, and finishes.
+    fn apply(
+        &mut self,
+        b: &Polyhedron,
+        first: usize,
+        order: &[(f64, u32)],
+        tol: f64,
+        eps: f64,
+        (mut c, mut h): (Vector3<f64>, Vector3<f64>),
+    ) -> Clipped {
+        for k in std::iter::once(first).chain(order.iter().map(|&(_, k)| k as usize)) {
             let f = &b.faces()[k];
             let step = match box_side(&f.normal, f.offset, &c, &h, tol) {
                 Some(step) => step,
