@@ -241,6 +241,30 @@ fn main() {
     };
     let near_cubes = near(pairs(&cubes, 1.3, 5000, 4));
     let near_rocks = near(pairs(&rocks, 1.0, 3000, 5));
+    // Resting contacts as in a settled pile: B moved along its offset direction until
+    // the bodies just touch, then `depth` back into A.
+    let shallow = |set: Vec<(Polyhedron, Polyhedron)>,
+                   depth: f64|
+     -> Vec<(Polyhedron, Polyhedron)> {
+        set.into_iter()
+            .map(|(a, b)| {
+                let dir = (b.aabb().0.coords + b.aabb().1.coords).normalize();
+                let (mut lo, mut hi) = (0.0, 4.0);
+                for _ in 0..50 {
+                    let mid = 0.5 * (lo + hi);
+                    if dem_convex::gjk_distance(&a, &b.translated(&(dir * mid))).distance > 0.0 {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                let b = b.translated(&(dir * (hi - depth)));
+                (a, b)
+            })
+            .collect()
+    };
+    let shallow_cubes = shallow(pairs(&cubes, 0.6, 1000, 6), 0.01);
+    let shallow_rocks = shallow(pairs(&rocks, 0.6, 1000, 7), 0.005);
     if std::env::var("DEM_BENCH_DIGEST").is_ok() {
         let unusual = unusual_pairs();
         println!(
@@ -251,6 +275,8 @@ fn main() {
                 &rock_pairs,
                 &near_cubes,
                 &near_rocks,
+                &shallow_cubes,
+                &shallow_rocks,
                 &unusual
             ])
         );
@@ -271,6 +297,25 @@ fn main() {
     time("rock-rock contact, near miss", &near_rocks, &|a, b| {
         contact(a, b, &opts).is_ok()
     });
+    time("cube-cube contact, shallow", &shallow_cubes, &|a, b| {
+        contact(a, b, &opts).is_ok()
+    });
+    time("rock-rock contact, shallow", &shallow_rocks, &|a, b| {
+        contact(a, b, &opts).is_ok()
+    });
+    time("rock-rock intersect, shallow", &shallow_rocks, &|a, b| {
+        intersect(a, b, 1e-6).is_ok()
+    });
+    time(
+        "rock-rock exact-path intersect, shallow",
+        &shallow_rocks,
+        &|a, b| dem_convex::intersect_exact(a, b, 1e-6).is_ok(),
+    );
+    time(
+        "rock-rock exact-path intersect (30-point)",
+        &rock_pairs,
+        &|a, b| dem_convex::intersect_exact(a, b, 1e-6).is_ok(),
+    );
     time(
         "rock-rock intersect (30-point hulls)",
         &rock_pairs,

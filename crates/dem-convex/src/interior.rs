@@ -9,7 +9,11 @@
 //! (`minimise Σ hᵢ λᵢ  s.t.  Σ λᵢ nᵢ = 0,  Σ λᵢ = 1,  λ >= 0`): four equality rows, one
 //! column per plane, so a dense two-phase tableau simplex with Bland's rule is small,
 //! allocation-light and cannot cycle. The multipliers λ also give, for touching
-//! bodies, the normal of the separating plane (`Σ_{i∈A} λᵢ nᵢ`).
+//! bodies, the normal of the separating plane (`Σ_{i∈A} λᵢ nᵢ`). Where Bland's rule
+//! fails on round-off (a pivot near the tolerance, then a nearly singular basis: seen
+//! on cubes whose square faces are two triangles), the LP is solved once more with
+//! nearly parallel planes merged and the largest pivot among the tied rows; pairs that
+//! solve the first time are untouched.
 //!
 //! `r > 0` means the bodies overlap with a ball of radius `r` inside both; `r <= eps`
 //! means they touch (or are apart when `r < 0`). Planes are shifted to a reference
@@ -53,6 +57,10 @@ pub struct LpFailure(pub String);
 const PIVOT_TOL: f64 = 1e-12;
 
 struct Tableau {
+    /// Ratio-test rule: Bland's (smallest ratio, then smallest basis index) when false;
+    /// when true, among the rows whose ratio is within round-off of the smallest, the
+    /// one with the largest pivot (the retry of [`chebyshev_centre`]).
+    largest_pivot: bool,
     rows: [Vec<f64>; 4],
     basis: [usize; 4],
     ncols: usize, // m + 4 (the last four are the artificials); rhs is column ncols
@@ -104,6 +112,24 @@ impl Tableau {
                     }
                 }
             }
+            if self.largest_pivot {
+                if let Some((least, _, _)) = best {
+                    let near = least + 1e-12 * (1.0 + least.abs());
+                    let mut pick = None::<(f64, usize)>;
+                    for r in 0..4 {
+                        let a = self.rows[r][k];
+                        if a > PIVOT_TOL
+                            && self.rows[r][rhs] / a <= near
+                            && pick.is_none_or(|(pa, _)| a > pa)
+                        {
+                            pick = Some((a, r));
+                        }
+                    }
+                    if let Some((_, r)) = pick {
+                        best = Some((least, self.basis[r], r));
+                    }
+                }
+            }
             let Some((_, _, r)) = best else {
                 return Err(LpFailure("dual unbounded: the bodies are empty".into()));
             };
@@ -124,7 +150,7 @@ pub fn chebyshev_centre(a: &Polyhedron, b: &Polyhedron) -> Result<ChebyshevCentr
     if (scale.is_nan() || scale <= 0.0) || !scale.is_finite() {
         return Err(LpFailure("bodies without extent".into()));
     }
-    let planes: Vec<(u8, usize, Vector3<f64>, f64)> = a
+    let planes: Vec<Plane> = a
         .faces()
         .iter()
         .enumerate()
@@ -137,6 +163,52 @@ pub fn chebyshev_centre(a: &Polyhedron, b: &Polyhedron) -> Result<ChebyshevCentr
         )
         .map(|(body, i, n, d)| (body, i, n, (d - n.dot(&o)) / scale))
         .collect();
+    solve(&planes, scale, o, false).or_else(|e| {
+        // Nearly parallel planes (a square face split into two triangles whose normals
+        // differ in the last bits, or a face of A nearly flush with one of B) can make
+        // the basis nearly singular, and the simplex then fails although the optimum
+        // exists. Solved again with each such group as its most restrictive plane: the
+        // same region to round-off. Only pairs that failed take this path.
+        let merged = merge_parallel(&planes);
+        solve(&merged, scale, o, true).map_err(|_| e)
+    })
+}
+
+/// Normals closer than this (unit vectors, Euclidean) are one plane for the retry of
+/// [`chebyshev_centre`].
+const PARALLEL_TOLERANCE: f64 = 1e-9;
+
+/// `planes` with each group of nearly parallel ones (normals within
+/// [`PARALLEL_TOLERANCE`] of the group's first) replaced by the one of least offset.
+fn merge_parallel(planes: &[Plane]) -> Vec<Plane> {
+    let mut out: Vec<Plane> = Vec::with_capacity(planes.len());
+    for p in planes {
+        match out
+            .iter_mut()
+            .find(|q| (q.2 - p.2).norm_squared() <= PARALLEL_TOLERANCE * PARALLEL_TOLERANCE)
+        {
+            Some(q) => {
+                if p.3 < q.3 {
+                    *q = *p;
+                }
+            }
+            None => out.push(*p),
+        }
+    }
+    out
+}
+
+/// A face plane for the LP: body (0 = A), face index, unit normal, offset relative to
+/// the reference point in units of the scale.
+type Plane = (u8, usize, Vector3<f64>, f64);
+
+/// The LP on `planes` (see the module doc); `scale` and `o` map back to world units.
+fn solve(
+    planes: &[Plane],
+    scale: f64,
+    o: Vector3<f64>,
+    largest_pivot: bool,
+) -> Result<ChebyshevCentre, LpFailure> {
     let m = planes.len();
     let ncols = m + 4;
     let mut rows: [Vec<f64>; 4] = std::array::from_fn(|_| vec![0.0; ncols + 1]);
@@ -151,6 +223,7 @@ pub fn chebyshev_centre(a: &Polyhedron, b: &Polyhedron) -> Result<ChebyshevCentr
     }
     rows[3][ncols] = 1.0; // rhs (0, 0, 0, 1)
     let mut t = Tableau {
+        largest_pivot,
         rows,
         basis: [m, m + 1, m + 2, m + 3],
         ncols,

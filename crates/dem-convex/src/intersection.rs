@@ -13,6 +13,7 @@
 //!   source body and plane index;
 //! * every failure is a typed [`IntersectionError`], never an empty result.
 
+use crate::clip::{clip, Clipped};
 use crate::error::IntersectionError;
 use crate::gjk::gjk_distance;
 use crate::hull::convex_hull;
@@ -45,14 +46,35 @@ pub struct Intersection {
     pub polyhedron: Polyhedron,
     /// Source of each face of `polyhedron`.
     pub sources: Vec<FaceSource>,
-    /// The interior point used (Chebyshev centre) and its radius.
+    /// An interior point and the radius of a ball about it inside both bodies (length):
+    /// the Chebyshev centre (the deepest point, with its active planes) when the
+    /// intersection came from the polar dual; the vertex centroid of the intersection,
+    /// with no active planes, when it came from clipping ([`crate::clip`]).
     pub centre: ChebyshevCentre,
 }
 
 /// Intersect A and B (same frame). `eps` (length) is the geometric epsilon: a GJK
 /// distance above it is [`IntersectionError::Separated`], an inscribed radius at or
 /// below it is [`IntersectionError::Touching`].
+///
+/// Pairs in general position that overlap by more than `eps` are intersected by
+/// clipping A with B's planes ([`crate::clip`]); the others (apart, touching, thin
+/// intersections, vertices near the other body's planes, flush faces) by the exact
+/// path below: GJK, Chebyshev centre and polar-dual hull.
 pub fn intersect(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    eps: f64,
+) -> Result<Intersection, IntersectionError> {
+    if let Clipped::Overlap(inter) = clip(a, b, eps) {
+        return Ok(inter);
+    }
+    intersect_exact(a, b, eps)
+}
+
+/// The exact path of [`intersect`]: GJK, then the Chebyshev centre (touching when its
+/// radius is at most `eps`), then the hull of the polar points of the planes.
+pub fn intersect_exact(
     a: &Polyhedron,
     b: &Polyhedron,
     eps: f64,

@@ -10,7 +10,8 @@
 //! Modules, one concept each: [`polyhedron`] (the shape), [`hull`] (quickhull with
 //! exact predicates), [`mass`] (volume, centroid, inertia, principal axes), [`gjk`]
 //! (distance), [`interior`] (Chebyshev centre LP), [`intersection`] (polar-dual
-//! intersection), [`contact`](mod@contact) (point, normal, area, gap), [`sparsify`](mod@sparsify) and
+//! intersection), [`clip`] (the fast path of the intersection for pairs in general
+//! position: A clipped by B's planes), [`contact`](mod@contact) (point, normal, area, gap), [`sparsify`](mod@sparsify) and
 //! [`generate`] (seeded shapes).
 //!
 //! # Deviations from Solfec's documented algorithm (reference 000)
@@ -32,10 +33,15 @@
 //! 6. No "point outside A or B → no contact" exit: nothing is dropped silently;
 //!    failures are typed errors, and touching pairs get a contact (support-polygon
 //!    overlap for the area).
-//! 7. Sparsification distance test is Euclidean `< mindist` as reference 000 states
+//! 7. Pairs in general position that overlap by more than eps are intersected by
+//!    direct clipping ([`clip`]), with every doubtful case (a vertex near a plane,
+//!    flush faces, thin or touching intersections) left to the LP and polar-dual path
+//!    above: no polar points at all on the common path.
+//! 8. Sparsification distance test is Euclidean `< mindist` as reference 000 states
 //!    (Solfec's code: max-norm `< 2 mindist`), processed in id order.
 #![warn(missing_docs)]
 
+pub mod clip;
 pub mod contact;
 pub mod error;
 pub mod generate;
@@ -52,7 +58,7 @@ pub use error::{ConvexError, IntersectionError};
 pub use gjk::{gjk_distance, gjk_distance_offset, Proximity};
 pub use hull::{convex_hull, Hull};
 pub use interior::{chebyshev_centre, ChebyshevCentre};
-pub use intersection::{intersect, FaceSource, Intersection};
+pub use intersection::{intersect, intersect_exact, FaceSource, Intersection};
 pub use mass::{MassProperties, PrincipalFrame};
 pub use polyhedron::{Face, Polyhedron};
 pub use sparsify::{sparsify, SparsifyCandidate, SparsifyParams};

@@ -127,6 +127,23 @@ impl Team {
         start..start + q + usize::from(t < r)
     }
 
+    /// Runs `job(k)` for every item `k` of `0..n`, each taken by the next member free, in
+    /// increasing order: the members stay busy when items differ in cost (chunks of
+    /// polyhedron contacts beside chunks of wall contacts), where [`Team::range`] would
+    /// leave one waiting. A member stops taking items once `job` returns false (an
+    /// error): every item before it was taken, so the first error by index is the same
+    /// for any number of members. Which member runs an item varies from run to run; the
+    /// results must not depend on it (each item writes only its own output).
+    pub fn claim_each(&self, n: usize, job: impl Fn(usize) -> bool + Sync) {
+        let next = AtomicUsize::new(0);
+        self.run(|_| loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= n || !job(k) {
+                break;
+            }
+        });
+    }
+
     /// Runs `job(t)` on every member `t` at once (the caller is member 0) and returns when
     /// all are done. A panic in a member is raised again here.
     pub fn run(&self, job: impl Fn(usize) + Sync) {
@@ -333,6 +350,35 @@ mod tests {
                 .map(|r| (0..size as u64).map(|t| r * 10 + t).sum::<u64>())
                 .sum();
             assert_eq!(sum.load(Ordering::Relaxed), expect, "{size} members");
+        }
+    }
+
+    #[test]
+    fn claimed_items_run_once_each_and_an_error_stops_after_every_earlier_item() {
+        for size in 1..=4 {
+            let team = Team::new(size);
+            for n in [0, 1, 3, 100] {
+                let runs: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+                team.claim_each(n, |k| {
+                    runs[k].fetch_add(1, Ordering::Relaxed);
+                    true
+                });
+                assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+            }
+            // Items 10 and 40 fail: every item up to 10 ran, and once each.
+            let runs: Vec<AtomicU64> = (0..100).map(|_| AtomicU64::new(0)).collect();
+            let first = FirstError::new();
+            team.claim_each(100, |k| {
+                runs[k].fetch_add(1, Ordering::Relaxed);
+                if k == 10 || k == 40 {
+                    first.keep(k, k);
+                    return false;
+                }
+                true
+            });
+            assert_eq!(first.into_result(), Err(10), "{size} members");
+            assert!(runs[..=10].iter().all(|r| r.load(Ordering::Relaxed) == 1));
+            assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) <= 1));
         }
     }
 

@@ -67,21 +67,20 @@ pub(super) fn detect(
     }
     let outs = Parts::new(&mut found[..chunks.len()]);
     let first = FirstError::new();
-    cx.team.run(|t| {
-        let mine = cx.team.range(chunks.len(), t);
-        // SAFETY: the members' chunk runs are disjoint.
-        for (k, out) in mine.clone().zip(unsafe { outs.take(mine) }) {
-            out.clear();
-            let r = chunks[k].clone();
-            let found = kept.with(|scratch| {
-                scratch.room();
-                detect_chunk(cx, &slots[r.clone()], r.start, scratch, out)
-            });
-            if let Err(e) = found {
-                first.keep(k, e);
-                return;
-            }
+    cx.team.claim_each(chunks.len(), |k| {
+        // SAFETY: each chunk is claimed once.
+        let out = &mut unsafe { outs.take(k..k + 1) }[0];
+        out.clear();
+        let r = chunks[k].clone();
+        let found = kept.with(|scratch| {
+            scratch.room();
+            detect_chunk(cx, &slots[r.clone()], r.start, scratch, out)
+        });
+        if let Err(e) = found {
+            first.keep(k, e);
+            return false;
         }
+        true
     });
     first.into_result()?;
     for out in &found[..chunks.len()] {

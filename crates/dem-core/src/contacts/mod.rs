@@ -28,8 +28,10 @@
 //! Each step (see [`Contacts::process`]): detection of new contacts (in parallel chunks),
 //! the hand-over of contacts moving across a mesh, creation of the new contacts in slot
 //! order, then geometry, lifecycle, L6Geom and law of every contact (in parallel chunks,
-//! pure per contact; in scenes with mesh facets the geometry of the live contacts is
-//! computed first, in a pass of its own, since the hand-over needs it); forces are
+//! pure per contact; in scenes with mesh facets or polyhedra the geometry of the live
+//! contacts is computed first, in a pass of its own: the hand-over needs it, and
+//! polyhedron contacts, costly and uneven, are shared among the threads in small
+//! items); forces are
 //! gathered onto each particle in contact order (the particles split in ranges among the
 //! threads), so that the sums, and thus trajectories, do not depend on the number of
 //! threads.
@@ -194,6 +196,11 @@ pub struct Contacts {
     raw: Vec<RawGeom>,
     /// Does any slot involve a mesh facet (so that contacts may be handed over)?
     pub(crate) has_facets: bool,
+    /// Is the geometry of the live contacts computed in a pass of its own, before the
+    /// detection (see [`Contacts::process`])? With mesh facets (the hand-over needs it)
+    /// and with polyhedra (costly contacts of uneven cost, which the pass shares among
+    /// the workers in small items).
+    geometry_first: bool,
     /// What the law pass leaves for the gather.
     gather: Gather,
     /// Do the law pass's counts of ended contacts per chunk (`gather.totals`) still
@@ -247,9 +254,9 @@ impl Contacts {
     }
 
     /// Bytes stored per contact: the contact, its L6Geom and onset data, its law state
-    /// and, in scenes with mesh facets, its geometry record.
+    /// and, in scenes with mesh facets or polyhedra, its geometry record.
     pub fn bytes_per_contact(&self) -> usize {
-        let raw = if self.has_facets {
+        let raw = if self.geometry_first {
             std::mem::size_of::<RawGeom>()
         } else {
             0
@@ -414,8 +421,11 @@ impl Contacts {
         self.retire();
         // Without meshes nothing between here and the law pass needs the geometry of the
         // live contacts: the law pass computes it chunk by chunk, while the chunk's
-        // contacts are in cache. The hand-over of mesh contacts needs it first.
-        let early = self.has_facets;
+        // contacts are in cache. The hand-over of mesh contacts needs it first; with
+        // polyhedra it is most of the step, and its own pass shares it among the workers
+        // in small items (the law pass's chunks of 256, a few in a pile of rocks, were
+        // shared unevenly). The same geometry either way.
+        let early = self.geometry_first;
         self.raw.clear();
         if early {
             self.raw.resize(self.list.len(), RawGeom::default());

@@ -108,11 +108,13 @@ impl Contacts {
                 _ => groups.push(i..i + 1),
             }
         }
-        self.has_facets = slots.iter().any(|s| {
-            [s.a, s.b]
+        let any = |shape: fn(&Shape) -> bool| {
+            slots
                 .iter()
-                .any(|&i| matches!(p.shape[i as usize], Shape::Facet(_)))
-        });
+                .any(|s| shape(&p.shape[s.a as usize]) || shape(&p.shape[s.b as usize]))
+        };
+        self.has_facets = any(|s| matches!(s, Shape::Facet(_)));
+        self.geometry_first = self.has_facets || any(|s| matches!(s, Shape::Polyhedron(_)));
         self.slots = slots;
         self.sort_by_slot();
         self.chunks = groups

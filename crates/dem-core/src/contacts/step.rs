@@ -189,7 +189,14 @@ impl Buffers {
     }
 }
 
-/// Geometry of every contact (all live at this point) into `raw`.
+/// Contacts per item of the geometry pass ([`geometry`]): small, so that the workers,
+/// each taking the next item when free, finish together even when contacts differ in
+/// cost (polyhedra beside walls); a plugin call per item and functor.
+const GEOMETRY_CHUNK: usize = 32;
+
+/// Geometry of every contact (all live at this point) into `raw`, in items of
+/// [`GEOMETRY_CHUNK`] contacts taken by the next free worker (each contact's geometry is
+/// its own: the same for any split).
 pub(super) fn geometry(
     cx: &StepContext<'_>,
     list: &[Contact],
@@ -198,19 +205,18 @@ pub(super) fn geometry(
 ) -> Result<(), DemError> {
     buffers.workers.prepare();
     let buffers = &*buffers;
-    let chunks = list.len().div_ceil(CHUNK);
+    let chunks = list.len().div_ceil(GEOMETRY_CHUNK);
     let raws = Parts::new(raw);
     let first = FirstError::new();
-    cx.team.run(|t| {
-        for k in cx.team.range(chunks, t) {
-            let r = k * CHUNK..((k + 1) * CHUNK).min(list.len());
-            // SAFETY: the members' chunks are disjoint.
-            let raw = unsafe { raws.take(r.clone()) };
-            if let Err(e) = buffers.with(|scratch| geometry_chunk(cx, &list[r], raw, scratch)) {
-                first.keep(k, e);
-                return;
-            }
+    cx.team.claim_each(chunks, |k| {
+        let r = k * GEOMETRY_CHUNK..((k + 1) * GEOMETRY_CHUNK).min(list.len());
+        // SAFETY: each chunk is claimed once.
+        let raw = unsafe { raws.take(r.clone()) };
+        if let Err(e) = buffers.with(|scratch| geometry_chunk(cx, &list[r], raw, scratch)) {
+            first.keep(k, e);
+            return false;
         }
+        true
     });
     first.into_result()
 }
