@@ -39,7 +39,8 @@ pub const CLIP_TOLERANCE: f64 = 1e-9;
 pub(crate) enum Clipped {
     /// A ∩ B in general position, overlapping with an inscribed ball wider than `eps`.
     Overlap(Intersection),
-    /// Every vertex strictly outside one plane: A ∩ B is empty.
+    /// Apart by a plane (every vertex strictly outside a face's plane, or the boxes
+    /// apart): A ∩ B is empty.
     Empty,
     /// Not decided here (a vertex near a plane, a thin intersection, bad input).
     Undecided,
@@ -394,6 +395,10 @@ impl Work {
         let tol = CLIP_TOLERANCE * size + 1e-12 * reach;
         if !tol.is_finite() {
             return Clipped::Undecided;
+        }
+        // Boxes apart: so are the bodies (the exact path measures the distance).
+        if (0..3).any(|i| la[i] > hb[i] + tol || lb[i] > ha[i] + tol) {
+            return Clipped::Empty;
         }
         // B's plane facing A most first: it removes most of A, and the box of what is
         // left then rules out most other planes without looking at the vertices. Before
