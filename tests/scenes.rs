@@ -18,8 +18,14 @@ fn every_shipped_scene_loads_and_runs() {
         assert!(sim.end_step > 0, "{name}");
         sim.run_steps(200).unwrap_or_else(|e| panic!("{name}: {e}"));
         // A periodic cell's particles may start at rest and gain their energy from the
-        // cell's deformation (boundary work): its total starts at zero.
-        let some = sim.ledger.total() > 0.0 || sim.periodic.is_some();
+        // cell's deformation (boundary work), and a scene filled by inlets starts empty
+        // (its particles' energy is booked as inflow): their totals start at zero.
+        let filled = sim.flow.inlets.iter().any(|i| i.state.count > 0);
+        let some = sim.ledger.total() > 0.0 || sim.periodic.is_some() || filled;
+        assert!(
+            sim.flow.inlets.is_empty() || filled,
+            "{name}: the inlets inserted nothing"
+        );
         assert!(
             sim.ledger.total().is_finite() && some,
             "{name}: {:?}",

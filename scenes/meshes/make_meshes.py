@@ -6,6 +6,10 @@ hopper.stl (binary STL): a conical hopper, axis z, outlet radius 0.025 m at z = 
 hopper_gate.obj: a square plate 0.145 x 0.1 m (x from -0.085 to 0.06, y from -0.05 to
   0.05) at z = -0.004 m, closing the hopper's outlet until it slides away.
 drum.obj: a closed drum, axis y, radius 0.06 m, from y = -0.02 to 0.02 m, end caps as fans.
+silo.stl (binary STL): a flat-bottomed cylindrical silo, axis z, radius 0.06 m, from z = 0
+  to 0.25 m, its floor an annulus around a central orifice of radius 0.02 m.
+silo_gate.obj: a plate 0.16 x 0.06 m (x from -0.13 to 0.03, y from -0.03 to 0.03) at
+  z = -0.003 m, closing the silo's orifice until it slides away.
 Normals point inwards (the facet functor is two-sided; this is only tidiness).
 """
 import math
@@ -29,6 +33,18 @@ def hopper():
             a, b, c, d = lo[k], lo[(k + 1) % N], hi[(k + 1) % N], hi[k]
             # Inward normals: clockwise seen from outside.
             tris += [(a, c, b), (a, d, c)]
+    return tris
+
+
+def silo(radius=0.06, height=0.25, orifice=0.02):
+    rings = [ring(radius, height * i / 5) for i in range(6)]
+    floor = [ring(orifice + (radius - orifice) * i / 2, 0.0) for i in range(3)]
+    tris = []
+    for band in (rings, floor):
+        for lo, hi in zip(band, band[1:]):
+            for k in range(N):
+                a, b, c, d = lo[k], lo[(k + 1) % N], hi[(k + 1) % N], hi[k]
+                tris += [(a, c, b), (a, d, c)]
     return tris
 
 
@@ -74,3 +90,6 @@ if __name__ == "__main__":
     write_obj("drum.obj", *drum())
     gate = [(-0.085, -0.05, -0.004), (0.06, -0.05, -0.004), (0.06, 0.05, -0.004), (-0.085, 0.05, -0.004)]
     write_obj("hopper_gate.obj", gate, [(0, 1, 2), (0, 2, 3)])
+    write_binary_stl("silo.stl", silo())
+    gate = [(-0.13, -0.03, -0.003), (0.03, -0.03, -0.003), (0.03, 0.03, -0.003), (-0.13, 0.03, -0.003)]
+    write_obj("silo_gate.obj", gate, [(0, 1, 2), (0, 2, 3)])

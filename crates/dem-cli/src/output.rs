@@ -81,6 +81,55 @@ pub fn stress_csv(rows: &[StressRow]) -> String {
     text
 }
 
+/// One row of `flow.csv`: step, time, inlet or outlet name, its kind (`inlet` or
+/// `outlet`), particles inserted or removed since the start, their mass (kg).
+pub type FlowRow = (u64, f64, String, String, u64, f64);
+
+/// The rows of the current step, one per inlet then one per outlet.
+pub fn flow_rows(step: u64, time: f64, sim: &Simulation) -> Vec<FlowRow> {
+    let inlets = sim.flow.inlets.iter().map(|i| {
+        let s = &i.state;
+        (
+            step,
+            time,
+            i.spec.name.clone(),
+            "inlet".into(),
+            s.count,
+            s.mass,
+        )
+    });
+    let outlets = sim.flow.outlets.iter().map(|o| {
+        let s = &o.state;
+        (
+            step,
+            time,
+            o.spec.name.clone(),
+            "outlet".into(),
+            s.count,
+            s.mass,
+        )
+    });
+    inlets.chain(outlets).collect()
+}
+
+/// The `flow.csv` text of `rows`: the cumulative counts and masses, and the mass flow
+/// rate over the interval since the previous row of the same name (kg/s; 0 on the
+/// first).
+pub fn flow_csv(rows: &[FlowRow]) -> String {
+    let mut text = String::from("step,time,name,kind,count,mass,mass_rate\n");
+    let mut last: std::collections::HashMap<&str, (f64, f64)> = Default::default();
+    for (step, time, name, kind, count, mass) in rows {
+        let rate = match last.insert(name, (*time, *mass)) {
+            Some((t0, m0)) if *time > t0 => (mass - m0) / (time - t0),
+            _ => 0.0,
+        };
+        text.push_str(&format!(
+            "{step},{time:.9e},{name},{kind},{count},{mass:.9e},{rate:.9e}\n"
+        ));
+    }
+    text
+}
+
 /// One row of `meshes.csv`: step, time, mesh name, force (N), torque about the mesh's
 /// reference point (N m), that point (m).
 pub type MeshRow = (u64, f64, String, [f64; 3], [f64; 3], [f64; 3]);
@@ -117,13 +166,13 @@ pub fn meshes_csv(rows: &[MeshRow]) -> String {
 }
 
 /// Final particle state: id, kind, position, velocity, angular velocity, radius, force;
-/// one row per particle in the order of the scene's bodies (`id`), whatever the storage
-/// order.
+/// one row per particle by scene id (`id`: the place in the scene's bodies, then the
+/// order of insertion by inlets), whatever the storage order; particles removed by an
+/// outlet have no row.
 pub fn write_particles(dir: &Path, sim: &Simulation) -> Result<PathBuf, DemError> {
     let p = &sim.particles;
     let mut s = String::from("id,kind,x,y,z,vx,vy,vz,wx,wy,wz,radius,fx,fy,fz\n");
-    for id in 0..p.len() {
-        let i = sim.order.index(id);
+    for (id, i) in sim.order.by_id(p.len()) {
         let r = p.shape[i].bounding_radius().unwrap_or(f64::INFINITY);
         let (x, v, w, f) = (p.pos[i], p.vel[i], p.angvel[i], p.force[i]);
         s.push_str(&format!(

@@ -30,7 +30,13 @@ pub fn new_id() -> String {
 fn is_output(name: &str) -> bool {
     matches!(
         name,
-        "energy.csv" | "meshes.csv" | "particles.csv" | "energy.png" | RUN_ID
+        "energy.csv"
+            | "meshes.csv"
+            | "stress.csv"
+            | "flow.csv"
+            | "particles.csv"
+            | "energy.png"
+            | RUN_ID
     ) || name.ends_with(".vtu")
         || name.ends_with(".pvd")
         || name.ends_with(".ckpt")

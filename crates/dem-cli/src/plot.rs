@@ -41,7 +41,7 @@ type Entry = (&'static str, RGBColor, fn(&dem_core::energy::Ledger) -> f64);
 /// The plotted series.
 fn series(rows: &[EnergyRow]) -> Vec<Series> {
     let p0 = rows.first().map_or(0.0, |r| r.2.potential);
-    let pick: [Entry; 9] = [
+    let pick: [Entry; 10] = [
         ("kinetic", RGBColor(31, 119, 180), |l| l.kinetic),
         ("rotational", RGBColor(255, 127, 14), |l| l.rotational),
         ("potential - start", RGBColor(44, 160, 44), |l| l.potential),
@@ -52,12 +52,15 @@ fn series(rows: &[EnergyRow]) -> Vec<Series> {
         ("-boundary_work", RGBColor(127, 127, 127), |l| {
             -l.boundary_work
         }),
+        ("outflow - inflow", RGBColor(23, 190, 207), |l| {
+            l.outflow - l.inflow
+        }),
         ("total - start potential", BLACK, |l| l.total()),
     ];
     pick.iter()
         .enumerate()
         .map(|(k, (name, colour, f))| {
-            let shift = if k == 2 || k == 8 { p0 } else { 0.0 };
+            let shift = if k == 2 || k == 9 { p0 } else { 0.0 };
             let points = rows.iter().map(|(_, t, l)| (*t, f(l) - shift)).collect();
             (*name, *colour, points)
         })

@@ -3,7 +3,7 @@
 //! uninterrupted one: the energy rows, the mesh loads, the output frames and the run statistics,
 //! and the run's id.
 
-use crate::output::{EnergyRow, MeshRow, StressRow};
+use crate::output::{EnergyRow, FlowRow, MeshRow, StressRow};
 use serde::{Deserialize, Serialize};
 
 /// The run so far.
@@ -17,6 +17,8 @@ pub struct RunRecord {
     pub meshes: Vec<MeshRow>,
     /// Rows of `stress.csv` (see `dem_core::stress`).
     pub stress: Vec<StressRow>,
+    /// Rows of `flow.csv` (inlets and outlets).
+    pub flow: Vec<FlowRow>,
     /// Output frames (step, time) of the VTK streams.
     pub frames: Vec<(u64, f64)>,
     /// Live contacts after each step: smallest, largest, sum, number of steps.

@@ -4,8 +4,8 @@
 //! session cleanly.
 
 use crate::output::{
-    energy_csv, has_polyhedra, mesh_rows, meshes_csv, stress_csv, stress_row, write_atomic,
-    write_durable, write_particles, write_vtk, POLYHEDRA_STREAM, STREAMS,
+    energy_csv, flow_csv, flow_rows, has_polyhedra, mesh_rows, meshes_csv, stress_csv, stress_row,
+    write_atomic, write_durable, write_particles, write_vtk, POLYHEDRA_STREAM, STREAMS,
 };
 use crate::progress::{emit, Mode, Progress};
 use crate::record::RunRecord;
@@ -155,6 +155,11 @@ pub fn drive(
                 let path = dir.join("stress.csv");
                 write_atomic(&path, stress_csv(&record.stress).as_bytes()).map_err(io(&path))?;
             }
+            if sim.flow.any() {
+                record.flow.extend(flow_rows(sim.step - 1, t, &sim));
+                let path = dir.join("flow.csv");
+                write_atomic(&path, flow_csv(&record.flow).as_bytes()).map_err(io(&path))?;
+            }
             if !sim.meshes.is_empty() {
                 record.meshes.extend(mesh_rows(sim.step - 1, t, &sim));
                 let path = dir.join("meshes.csv");
@@ -264,6 +269,9 @@ fn files_written(
     }
     if !record.stress.is_empty() {
         files.push("stress.csv".to_string());
+    }
+    if !record.flow.is_empty() {
+        files.push("flow.csv".to_string());
     }
     if png.exists() {
         files.push(name(png));

@@ -1,12 +1,15 @@
 //! The energy ledger. Its total is conserved when every source and sink is booked:
 //!
 //! `total = kinetic + rotational + potential + elastic + friction + damping + nonviscous
-//!          - boundary_work`
+//!          - boundary_work - inflow + outflow`
 //!
 //! Kinetic terms are evaluated at full steps as `m/2 v(t-dt/2) . v(t+dt/2)`, the quantity
 //! the leap-frog scheme conserves exactly for linear forces (so free fall and a linear
 //! spring keep the total to round-off); potential and elastic energy are taken at t.
-//! Dissipation and boundary work are cumulative since the start of the run.
+//! Dissipation, boundary work and the energy particles bring in (inlets) or carry out
+//! (outlets) are cumulative since the start of the run. A particle's energy in or out is
+//! exactly the terms it adds to (or takes from) the ledger in the step it enters (leaves),
+//! and the elastic energy of the contacts it takes with it (see [`crate::population`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -30,11 +33,17 @@ pub struct Ledger {
     /// Cumulative work done on the particles by moving boundaries and blocked degrees of
     /// freedom.
     pub boundary_work: f64,
+    /// Cumulative energy brought in by inserted particles (kinetic, rotational and
+    /// potential).
+    pub inflow: f64,
+    /// Cumulative energy carried out by removed particles (kinetic, rotational,
+    /// potential, and the elastic energy of their contacts).
+    pub outflow: f64,
 }
 
 impl Ledger {
     /// Column names of [`Ledger::row`], for CSV headers.
-    pub const COLUMNS: [&'static str; 9] = [
+    pub const COLUMNS: [&'static str; 11] = [
         "kinetic",
         "rotational",
         "potential",
@@ -43,6 +52,8 @@ impl Ledger {
         "damping",
         "nonviscous",
         "boundary_work",
+        "inflow",
+        "outflow",
         "total",
     ];
 
@@ -56,10 +67,12 @@ impl Ledger {
             + self.damping
             + self.nonviscous
             - self.boundary_work
+            - self.inflow
+            + self.outflow
     }
 
     /// The entries in the order of [`Ledger::COLUMNS`].
-    pub fn row(&self) -> [f64; 9] {
+    pub fn row(&self) -> [f64; 11] {
         [
             self.kinetic,
             self.rotational,
@@ -69,6 +82,8 @@ impl Ledger {
             self.damping,
             self.nonviscous,
             self.boundary_work,
+            self.inflow,
+            self.outflow,
             self.total(),
         ]
     }

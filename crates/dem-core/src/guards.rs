@@ -152,7 +152,8 @@ pub fn check_growth(
     order: &ParticleOrder,
 ) -> Result<(), DemError> {
     let growth = ledger.total() - reference.total;
-    let scale = reference.scale + ledger.boundary_work.abs();
+    let scale =
+        reference.scale + ledger.boundary_work.abs() + ledger.inflow.abs() + ledger.outflow.abs();
     let magnitude: f64 = ledger.row().iter().map(|x| x.abs()).sum();
     if growth <= GROWTH_FACTOR * scale || growth <= ROUND_OFF * magnitude {
         return Ok(());

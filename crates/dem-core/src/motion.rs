@@ -178,6 +178,14 @@ pub struct Prescribed {
 }
 
 impl Prescribed {
+    /// Renames the members after storage was compacted (`old_to_new[i]`: the new index
+    /// of the particle at `i`; members are never removed).
+    pub fn renumber(&mut self, old_to_new: &[u32]) {
+        for i in &mut self.members {
+            *i = old_to_new[*i] as usize;
+        }
+    }
+
     /// A group whose current poses are its poses at t = 0.
     pub fn new(motion: Motion, members: Vec<usize>, p: &Particles) -> Prescribed {
         let direction = match members.first().map(|&i| (&p.shape[i], p.ori[i])) {

@@ -23,35 +23,98 @@ use std::ops::Range;
 pub struct ParticleOrder {
     /// Scene id of the particle at each storage index (empty: storage is in scene order).
     ids: Vec<u32>,
-    /// Storage index of each scene id (empty with `ids`).
+    /// Storage index of each scene id (empty with `ids`; `u32::MAX` for the id of a
+    /// particle removed by an outlet).
     index: Vec<u32>,
     /// Step of the last reordering, if any.
     pub last: Option<u64>,
 }
 
+/// `ParticleOrder::index` of a removed particle's scene id.
+const REMOVED: u32 = u32::MAX;
+
 impl ParticleOrder {
     /// The order given by `ids` (the scene id at each storage index; empty for scene
-    /// order), last reordered at step `last`. `None` unless `ids` is a permutation of
-    /// `0..n`.
-    pub fn from_ids(ids: Vec<u32>, n: usize, last: Option<u64>) -> Option<ParticleOrder> {
+    /// order) of `n` particles, last reordered at step `last`, with `issued` scene ids
+    /// given so far (particles removed since keep theirs: see [`Self::remove`]). `None`
+    /// unless `ids` holds `n` distinct ids below `issued` (`n` of them when no particle
+    /// was ever removed).
+    pub fn from_ids(
+        ids: Vec<u32>,
+        n: usize,
+        issued: usize,
+        last: Option<u64>,
+    ) -> Option<ParticleOrder> {
         if ids.is_empty() {
-            return Some(ParticleOrder {
+            return (issued == n).then_some(ParticleOrder {
                 last,
                 ..ParticleOrder::default()
             });
         }
-        if ids.len() != n {
+        if ids.len() != n || issued < n {
             return None;
         }
-        let mut index = vec![u32::MAX; n];
+        let mut index = vec![REMOVED; issued];
         for (i, &id) in ids.iter().enumerate() {
             let slot = index.get_mut(id as usize)?;
-            if *slot != u32::MAX {
+            if *slot != REMOVED {
                 return None;
             }
             *slot = i as u32;
         }
         Some(ParticleOrder { ids, index, last })
+    }
+
+    /// Scene ids given so far to the `n` stored particles and to those removed: the
+    /// next inserted particle gets this one.
+    pub fn issued(&self, n: usize) -> usize {
+        if self.ids.is_empty() {
+            n
+        } else {
+            self.index.len()
+        }
+    }
+
+    /// Notes `count` particles appended at the end of storage (which held `n`): they get
+    /// the next scene ids, in storage order.
+    pub fn append(&mut self, n: usize, count: usize) {
+        if self.ids.is_empty() {
+            return;
+        }
+        let first = self.index.len();
+        self.ids.extend((first..first + count).map(|id| id as u32));
+        self.index.extend((n..n + count).map(|i| i as u32));
+    }
+
+    /// Notes that storage kept only the particles `kept` (old storage indices, in their
+    /// new order) of the `n` it held: the others were removed, and their scene ids are
+    /// not given again.
+    pub fn remove(&mut self, n: usize, kept: &[u32]) {
+        if self.ids.is_empty() {
+            self.ids = (0..n as u32).collect();
+            self.index = (0..n as u32).collect();
+        }
+        for id in &mut self.index {
+            *id = REMOVED;
+        }
+        let ids: Vec<u32> = kept.iter().map(|&old| self.ids[old as usize]).collect();
+        for (i, &id) in ids.iter().enumerate() {
+            self.index[id as usize] = i as u32;
+        }
+        self.ids = ids;
+    }
+
+    /// `(scene id, storage index)` of every stored particle, by scene id.
+    pub fn by_id(&self, n: usize) -> Vec<(usize, usize)> {
+        if self.ids.is_empty() {
+            return (0..n).map(|i| (i, i)).collect();
+        }
+        self.index
+            .iter()
+            .enumerate()
+            .filter(|(_, &i)| i != REMOVED)
+            .map(|(id, &i)| (id, i as usize))
+            .collect()
     }
 
     /// Scene id of the particle at each storage index (empty: scene order).
@@ -106,7 +169,7 @@ impl ParticleOrder {
             .iter()
             .map(|&old| self.id(old as usize) as u32)
             .collect();
-        let mut index = vec![0u32; n];
+        let mut index = vec![REMOVED; self.issued(n)];
         for (i, &id) in ids.iter().enumerate() {
             index[id as usize] = i as u32;
         }
@@ -264,13 +327,33 @@ mod tests {
 
     #[test]
     fn ids_must_be_a_permutation() {
-        assert!(ParticleOrder::from_ids(vec![1, 0, 2], 3, None).is_some());
-        assert!(ParticleOrder::from_ids(vec![1, 1, 2], 3, None).is_none());
-        assert!(ParticleOrder::from_ids(vec![0, 3, 1], 3, None).is_none());
-        assert!(ParticleOrder::from_ids(vec![0, 1], 3, None).is_none());
+        assert!(ParticleOrder::from_ids(vec![1, 0, 2], 3, 3, None).is_some());
+        assert!(ParticleOrder::from_ids(vec![1, 1, 2], 3, 3, None).is_none());
+        assert!(ParticleOrder::from_ids(vec![0, 3, 1], 3, 3, None).is_none());
+        assert!(ParticleOrder::from_ids(vec![0, 1], 3, 3, None).is_none());
+        // Ids of removed particles are gaps, never given twice.
+        assert!(ParticleOrder::from_ids(vec![0, 3, 1], 3, 4, None).is_some());
+        assert!(ParticleOrder::from_ids(vec![0, 3, 1], 3, 3, None).is_none());
+        assert!(ParticleOrder::from_ids(Vec::new(), 3, 4, None).is_none());
         assert_eq!(
-            ParticleOrder::from_ids(Vec::new(), 3, Some(4)).map(|o| o.id(2)),
+            ParticleOrder::from_ids(Vec::new(), 3, 3, Some(4)).map(|o| o.id(2)),
             Some(2)
         );
+    }
+
+    #[test]
+    fn appended_particles_take_new_ids_and_removed_ids_are_never_given_again() {
+        let mut o = ParticleOrder::default();
+        o.append(3, 2);
+        assert_eq!((o.issued(5), o.id(4)), (5, 4), "scene order: id = index");
+        // Remove the particles at 1 and 3; keep 4, 0, 2 in that order.
+        o.remove(5, &[4, 0, 2]);
+        assert_eq!(o.ids(), &[4, 0, 2]);
+        assert_eq!(o.issued(3), 5);
+        assert_eq!(o.by_id(3), vec![(0, 1), (2, 2), (4, 0)]);
+        o.append(3, 1);
+        assert_eq!((o.id(3), o.index(5), o.issued(4)), (5, 3, 5 + 1));
+        let again = ParticleOrder::from_ids(o.ids().to_vec(), 4, 6, None).unwrap();
+        assert_eq!(again.by_id(4), o.by_id(4));
     }
 }

@@ -198,6 +198,35 @@ pub fn unbalanced(p: &Particles, n: usize, contact_forces: impl Iterator<Item = 
     (net / free.len().max(1) as f64) / (sum / count as f64)
 }
 
+impl crate::simulation::Simulation {
+    /// The servo control of the periodic cell after a step (see [`crate::servo`]); the run
+    /// ends with its last stage.
+    pub(crate) fn control_cell(&mut self) {
+        let Some(servo) = self.periodic.as_ref().and_then(|per| per.servo.as_ref()) else {
+            return;
+        };
+        if servo.done() {
+            return;
+        }
+        let Some(stress) = crate::stress::Stress::of(self, None) else {
+            return;
+        };
+        let forces = self.contacts.live().map(|c| c.force.norm());
+        let unbalanced = crate::servo::unbalanced(&self.particles, self.particles.len(), forces);
+        let step = self.step;
+        let Some(per) = self.periodic.as_mut() else {
+            return;
+        };
+        let Some(servo) = per.servo.as_mut() else {
+            return;
+        };
+        servo.update(&mut per.cell, &stress, unbalanced, step);
+        if servo.done() {
+            self.end_step = self.end_step.min(self.step);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,12 +17,13 @@ use crate::mesh::{MeshBody, MeshLoad};
 use crate::motion::Prescribed;
 use crate::particles::Particles;
 use crate::plugins::PluginSet;
+use crate::population::{Flow, Watched};
 use crate::reorder::{free_runs, ParticleOrder};
 use crate::scene::{expand_bodies, Duration, L6Options, Scene, TimeStep};
 use crate::team::{Parts, Team};
 use crate::timing::{lap, PhaseTimes};
 use crate::workers::recycle;
-use dem_api::{LawPair, Material, ShapeView, SphereShape};
+use dem_api::{Material, ShapeView, SphereShape};
 use nalgebra::Vector3;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -85,12 +86,14 @@ pub struct Simulation {
     /// The periodic cell and its image rows, in a scene with a `cell` (see
     /// [`crate::images`]): the contacts then read its extended particle table.
     pub periodic: Option<Periodic>,
-    skin: f64,
-    reach: f64,
+    /// Inlets and outlets (see [`crate::population`]).
+    pub flow: Flow,
+    pub(crate) skin: f64,
+    pub(crate) reach: f64,
     eps: f64,
     l6: L6Options,
     /// The runs of consecutive free particles, each reordered in itself.
-    free: Vec<Range<usize>>,
+    pub(crate) free: Vec<Range<usize>>,
     /// Cell size of the reordering's grid: the largest particle's diameter, m.
     reorder_cell: f64,
     /// The particles' shape views, made anew each step into this buffer (empty between
@@ -132,17 +135,29 @@ impl Simulation {
         let mut particles = Particles::default();
         let boundaries = expand_bodies(&scene, &index, &mut particles)?;
         particles.shrink_to_fit();
+        let flow = crate::population::build_flow(&scene, &index, &materials)?;
         // Only bodies the contacts cannot deform may be rigid: two rigid bodies would make
         // an infinitely stiff contact.
-        for i in 0..particles.len() {
-            let m = particles.material[i] as usize;
-            if scene.materials[&names[m]].rigid && particles.shape[i].bounding_radius().is_some() {
+        let rigid = |m: u32| scene.materials[&names[m as usize]].rigid;
+        let bodies =
+            (0..particles.len()).filter(|&i| particles.shape[i].bounding_radius().is_some());
+        for i in bodies {
+            if rigid(particles.material[i]) {
                 return Err(scene.error(format!(
                     "materials.{}: rigid: true is for walls and mesh facets only, but body {} \
                      (a {}) uses it; give it a Young's modulus",
-                    names[m],
+                    names[particles.material[i] as usize],
                     i,
                     particles.shape[i].kind().name()
+                )));
+            }
+        }
+        for (k, inlet) in flow.inlets.iter().enumerate() {
+            if let Some(m) = inlet.materials().find(|&m| rigid(m)) {
+                return Err(scene.error(format!(
+                    "materials.{}: rigid: true is for walls and mesh facets only, but \
+                     inlets[{k}] inserts spheres of it; give it a Young's modulus",
+                    names[m as usize]
                 )));
             }
         }
@@ -156,10 +171,19 @@ impl Simulation {
         let kind_set: BTreeSet<_> = (0..particles.len())
             .map(|i| particles.shape[i].kind())
             .collect();
-        let bounded_kinds: BTreeSet<_> =
+        let mut bounded_kinds: BTreeSet<_> =
             bounded.iter().map(|&i| particles.shape[i].kind()).collect();
-        let all_mats: BTreeSet<u32> = particles.material.iter().copied().collect();
-        let bounded_mats: BTreeSet<u32> = bounded.iter().map(|&i| particles.material[i]).collect();
+        let mut all_mats: BTreeSet<u32> = particles.material.iter().copied().collect();
+        let mut bounded_mats: BTreeSet<u32> =
+            bounded.iter().map(|&i| particles.material[i]).collect();
+        // The inlets' spheres meet everything, each other included.
+        let mut kind_set = kind_set;
+        for inlet in &flow.inlets {
+            bounded_kinds.insert(dem_api::ShapeKind::SPHERE);
+            kind_set.insert(dem_api::ShapeKind::SPHERE);
+            all_mats.extend(inlet.materials());
+            bounded_mats.extend(inlet.materials());
+        }
         for &kb in &bounded_kinds {
             for &ka in &kind_set {
                 kinds.insert((ka.min(kb), ka.max(kb)));
@@ -188,7 +212,11 @@ impl Simulation {
         // A few large bodies (a boulder among grains) set neither the skin nor the
         // reorder's cells: a skin of their size would make every pair of grains a
         // candidate.
-        let rmax = crate::broadphase::typical_radius(&particles);
+        let rmax = flow
+            .inlets
+            .iter()
+            .map(|inlet| inlet.max_radius())
+            .fold(crate::broadphase::typical_radius(&particles), f64::max);
         let reach = dispatch.laws.iter().map(|l| l.distance).fold(0.0, f64::max)
             + scene.contacts.contact_eps;
         let skin = scene.contacts.skin * rmax;
@@ -206,7 +234,8 @@ impl Simulation {
             )));
         }
 
-        let critical_dt = critical_step(&particles, &materials, &dispatch);
+        let critical_dt =
+            crate::critical_step::critical_step(&particles, &materials, &dispatch, &flow);
         if critical_dt.is_nan() {
             let names: Vec<&str> = dispatch.laws.iter().map(|l| l.name.as_str()).collect();
             return Err(scene.error(format!(
@@ -292,6 +321,12 @@ impl Simulation {
                 Some(per)
             }
         };
+        if periodic.is_some() && flow.any() {
+            return Err(scene.error(
+                "inlets, outlets: not supported in a periodic cell yet (insertion would \
+                 have to keep clear of the images across the faces)",
+            ));
+        }
         crate::stop::check(&scene.stop, &boundaries.motions).map_err(|e| scene.error(e))?;
         let free = free_runs(particles.len(), |i| {
             particles.shape[i].bounding_radius().is_some() && !moving.contains(&i)
@@ -319,6 +354,7 @@ impl Simulation {
             contact_steps: 0,
             live_contacts: 0,
             periodic,
+            flow,
             skin,
             reach,
             eps,
@@ -338,6 +374,10 @@ impl Simulation {
     /// Advances one step.
     pub fn step(&mut self) -> Result<(), DemError> {
         let mut clock = Instant::now();
+        let mut fresh: Vec<usize> = match self.flow.inlets.is_empty() {
+            true => Vec::new(),
+            false => self.insert_from_inlets().collect(),
+        };
         let p = &mut self.particles;
         let threads = rayon::current_num_threads();
         if self.team.size() != threads {
@@ -360,6 +400,9 @@ impl Simulation {
                 let cell = self.reorder_cell;
                 if let Some(old_to_new) = self.order.reorder(p, &self.free, cell, self.step) {
                     self.contacts.renumber(&old_to_new);
+                    for i in &mut fresh {
+                        *i = old_to_new[*i] as usize;
+                    }
                 }
             }
             self.verlet.rebuild(p, self.reach, self.skin);
@@ -431,6 +474,11 @@ impl Simulation {
         self.ledger.elastic = totals.elastic;
         self.ledger.friction += totals.friction;
         self.ledger.damping += totals.damping;
+        let watched = match self.flow.any() {
+            true => self.watch(&fresh),
+            false => Watched::default(),
+        };
+        let p = &mut self.particles;
         let dt = self.integrator.dt;
         for g in &mut self.motions {
             self.ledger.boundary_work += g.control(p, dt);
@@ -438,6 +486,9 @@ impl Simulation {
         }
         if !self.integrator.step_in(p, &mut self.ledger, &self.team) {
             self.check_finite()?;
+        }
+        if !watched.is_empty() {
+            self.settle_flow(watched)?;
         }
         if let (Some(per), Some(t)) = (&mut self.periodic, across) {
             let before = per.cell.advance(dt);
@@ -457,33 +508,6 @@ impl Simulation {
         Ok(())
     }
 
-    /// The servo control of the periodic cell after a step (see [`crate::servo`]); the run
-    /// ends with its last stage.
-    fn control_cell(&mut self) {
-        let Some(servo) = self.periodic.as_ref().and_then(|per| per.servo.as_ref()) else {
-            return;
-        };
-        if servo.done() {
-            return;
-        }
-        let Some(stress) = crate::stress::Stress::of(self, None) else {
-            return;
-        };
-        let forces = self.contacts.live().map(|c| c.force.norm());
-        let unbalanced = crate::servo::unbalanced(&self.particles, self.particles.len(), forces);
-        let step = self.step;
-        let Some(per) = self.periodic.as_mut() else {
-            return;
-        };
-        let Some(servo) = per.servo.as_mut() else {
-            return;
-        };
-        servo.update(&mut per.cell, &stress, unbalanced, step);
-        if servo.done() {
-            self.end_step = self.end_step.min(self.step);
-        }
-    }
-
     /// One step that, when it fails (a plugin error, a non-finite state), leaves the
     /// simulation as it was before the step, so that a checkpoint written after the error
     /// holds the last good state. Costs a copy of the particles, contacts and broad-phase
@@ -497,6 +521,15 @@ impl Simulation {
             self.order.clone(),
             self.periodic.clone(),
         );
+        // What a change of population renumbers or counts.
+        let population = self.flow.any().then(|| {
+            (
+                self.flow.clone(),
+                self.free.clone(),
+                self.motions.clone(),
+                self.meshes.clone(),
+            )
+        });
         let result = self.step();
         if result.is_err() {
             (
@@ -507,6 +540,9 @@ impl Simulation {
                 self.order,
                 self.periodic,
             ) = saved;
+            if let Some(population) = population {
+                (self.flow, self.free, self.motions, self.meshes) = population;
+            }
         }
         result
     }
@@ -568,48 +604,4 @@ impl Simulation {
 /// True for a finite number above zero (false for NaN).
 fn positive(x: f64) -> bool {
     x > 0.0 && x.is_finite()
-}
-
-/// `min sqrt(m_i / k_i)` over particles of finite mass, where `k_i` is the largest
-/// stiffness any law of the scene shows for particle `i` against a copy of itself of any
-/// material present, or against a wall of any material present.
-fn critical_step(p: &Particles, materials: &[Material], d: &Dispatch) -> f64 {
-    let present: BTreeSet<u32> = p.material.iter().copied().collect();
-    let mut best = f64::INFINITY;
-    for i in 0..p.len() {
-        let (m, Some(r)) = (p.mass[i], p.shape[i].bounding_radius()) else {
-            continue;
-        };
-        if !m.is_finite() {
-            continue;
-        }
-        let mi = p.material[i];
-        let mut k: f64 = 0.0;
-        for &mj in &present {
-            let Some(&law) = d.law_table.get(&(mi, mj)) else {
-                continue;
-            };
-            let law = &d.laws[law as usize].law;
-            let mat = [materials[mi as usize], materials[mj as usize]];
-            let twin = LawPair {
-                radius: [r, r],
-                mass: [m, m],
-                material: mat,
-            };
-            let wall = LawPair {
-                radius: [r, f64::INFINITY],
-                mass: [m, f64::INFINITY],
-                material: mat,
-            };
-            let (a, b) = (law.stiffness(&twin), law.stiffness(&wall));
-            if a.is_nan() || b.is_nan() {
-                return f64::NAN;
-            }
-            k = k.max(a).max(b);
-        }
-        if k > 0.0 {
-            best = best.min((m / k).sqrt());
-        }
-    }
-    best
 }

@@ -213,7 +213,10 @@ impl Grid {
 
 /// Storage indices of the particles in the order of their scene ids.
 fn scene_order(sim: &Simulation) -> impl Iterator<Item = usize> + '_ {
-    (0..sim.particles.len()).map(|id| sim.order.index(id))
+    sim.order
+        .by_id(sim.particles.len())
+        .into_iter()
+        .map(|(_, i)| i)
 }
 
 /// The spheres of `sim`, one vertex cell each.

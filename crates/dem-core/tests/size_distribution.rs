@@ -243,3 +243,65 @@ fn random_fill_keeps_the_sizes_drawn_in_a_crowded_box() {
         assert!(p > 0.01, "volume fraction {phi}: p = {p}");
     }
 }
+
+/// Radii an inlet delivers, `N` of them, into a box so small that it holds about ten
+/// (each event starts from an empty box: the particles before left): every event ends
+/// with a particle that found no room, which must then come first at the next event (an
+/// inlet that dropped it instead fails these tests by far: p < 1e-200).
+fn inlet_radii(radius: &str) -> Vec<f64> {
+    let text = format!(
+        r#"Inlet(name: "in", region: Box(min: (0, 0, 0), max: (0.005, 0.005, 0.005)),
+                 radius: {radius}, material: "m", rate: Number(1e9), seed: 9, every: 1,
+                 attempts: 20)"#
+    );
+    let spec: dem_core::inlet::InletSpec =
+        dem_core::scene::parse_ron(&text, Path::new("inlet.ron")).unwrap();
+    let materials = [("m".to_string(), 0u32)].into_iter().collect();
+    let mut inlet =
+        dem_core::inlet::Inlet::new(&spec, &materials, vec![1000.0], Path::new(".")).unwrap();
+    let empty = dem_core::particles::Particles::default();
+    let (mut r, mut events, mut short) = (Vec::new(), 0u64, 0);
+    while r.len() < N {
+        events += 1;
+        let made = inlet.insert(events, events as f64, &empty);
+        // A box of 5 mm holds a few spheres: every event ends full.
+        short += (inlet.state.count < 1_000_000_000 * events) as usize;
+        r.extend(made.iter().map(|s| s.radius));
+    }
+    assert!(
+        events > 1000 && short as u64 == events,
+        "{events} events, {short} full"
+    );
+    r.truncate(N);
+    r
+}
+
+#[test]
+fn an_inlet_filling_a_crowded_region_keeps_the_distribution() {
+    let r = inlet_radii("Uniform(0.0005, 0.0015)");
+    let uniform = |x: f64| ((x - 0.5e-3) / 1e-3).clamp(0.0, 1.0);
+    let p = ks_p(&r, by_number, uniform);
+    assert!(p > 0.01, "Uniform by number: p = {p}");
+    let p = ks_p(&r, by_mass, |x| {
+        (x.clamp(0.5e-3, 1.5e-3).powi(4) - 0.5e-3f64.powi(4))
+            / (1.5e-3f64.powi(4) - 0.5e-3f64.powi(4))
+    });
+    assert!(p > 0.01, "Uniform by mass: p = {p}");
+
+    // By mass, clipped: the mass-weighted radii against the log-normal given.
+    let (median, sigma, lo, hi): (f64, f64, f64, f64) = (0.8e-3, 0.3, 0.4e-3, 1.6e-3);
+    let r = inlet_radii(&format!(
+        "LogNormal(median: {median}, sigma: {sigma}, by: Mass, clip: ({lo}, {hi}))"
+    ));
+    let f = |y: f64| normal_cdf((y.ln() - median.ln()) / sigma);
+    let p = ks_p(&r, by_mass, |x| {
+        ((f(x.clamp(lo, hi)) - f(lo)) / (f(hi) - f(lo))).clamp(0.0, 1.0)
+    });
+    assert!(p > 0.01, "LogNormal by mass: p = {p}");
+
+    let sizes = [(0.5e-3, 0.5), (1.5e-3, 0.5)];
+    let r = inlet_radii("Discrete(sizes: [(0.0005, 0.5), (0.0015, 0.5)], by: Mass)");
+    let given = |x: f64| sizes.iter().filter(|s| s.0 <= x).map(|s| s.1).sum::<f64>();
+    let p = ks_p(&r, by_mass, given);
+    assert!(p > 0.01, "Discrete by mass: p = {p}");
+}

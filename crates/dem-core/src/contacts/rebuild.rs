@@ -128,6 +128,24 @@ impl Contacts {
         Ok(())
     }
 
+    /// Ends and removes at once the contacts of the particles marked `dead` (removed by an
+    /// outlet); returns the elastic energy they held, J. The slots are stale until the
+    /// [`Contacts::renumber`] and [`Contacts::rebuild`] that must follow.
+    pub fn remove_bodies(&mut self, dead: &[bool]) -> f64 {
+        let mut elastic = 0.0;
+        for c in &mut self.list {
+            if dead[c.a as usize] || dead[c.b as usize] {
+                if !c.gone {
+                    elastic += c.out.elastic;
+                }
+                c.gone = true;
+            }
+        }
+        self.ended_known = false;
+        self.retire();
+        elastic
+    }
+
     /// Renames the particles of every contact after their storage was permuted
     /// (`old_to_new[i]` is the new index of the particle at index `i`). The slots are
     /// stale until the [`Contacts::rebuild`] that must follow, which re-maps the contacts

@@ -1,7 +1,7 @@
 //! Expansion of body specifications (single bodies and generators) into particles.
 
 use super::random_packing::place_balls;
-use super::{BodySpec, MaterialChoice, Scene};
+use super::{BodySpec, Scene};
 use crate::error::DemError;
 use crate::mesh::MeshBody;
 use crate::motion::Prescribed;
@@ -268,29 +268,9 @@ pub fn expand_bodies(
                 material,
                 seed,
             } => {
-                let mix = match material {
-                    MaterialChoice::One(name) => vec![(mat(name)?, 1.0)],
-                    MaterialChoice::Mix(parts) => {
-                        let mut mix = Vec::with_capacity(parts.len());
-                        for (name, f) in parts {
-                            if !(*f >= 0.0 && f.is_finite()) {
-                                return Err(scene.error(format!(
-                                    "bodies[{k}].material: the fraction of `{name}` must be \
-                                     >= 0 and finite, got {f}"
-                                )));
-                            }
-                            mix.push((mat(name)?, *f));
-                        }
-                        let total: f64 = mix.iter().map(|m| m.1).sum();
-                        if !(total > 0.0 && total.is_finite()) {
-                            return Err(scene.error(format!(
-                                "bodies[{k}].material: the fractions must sum to more than 0, \
-                                 got {total}"
-                            )));
-                        }
-                        mix.iter().map(|&(m, f)| (m, f / total)).collect()
-                    }
-                };
+                let mix = material
+                    .resolve(materials)
+                    .map_err(|e| scene.error(format!("bodies[{k}].material: {e}")))?;
                 let (lo, hi) = (v(*min), v(*max));
                 let base = scene.origin.parent().unwrap_or(Path::new("."));
                 let sizes = radius
@@ -317,19 +297,7 @@ pub fn expand_bodies(
                 // The materials, drawn after the placement so that a scene with one
                 // material places its spheres as before.
                 for (c, r) in centres.into_iter().zip(radii) {
-                    let m = if mix.len() == 1 {
-                        mix[0].0
-                    } else {
-                        let u: f64 = rng.random();
-                        let mut sum = 0.0;
-                        mix.iter()
-                            .find(|&&(_, f)| {
-                                sum += f;
-                                u < sum
-                            })
-                            .unwrap_or(&mix[mix.len() - 1])
-                            .0
-                    };
+                    let m = super::material_choice::pick(&mix, &mut rng);
                     add_sphere(
                         p,
                         c,

@@ -5,14 +5,17 @@ pub mod budget;
 pub mod csv;
 mod generators;
 pub mod geometric_epsilon;
+pub(crate) mod material_choice;
 mod mesh_body;
 mod placement;
+pub(crate) use placement::triangle_distance;
 mod polyhedra;
 mod random_packing;
 mod settings;
 pub mod size_distribution;
 
 pub use generators::{expand_bodies, Boundaries};
+pub use material_choice::MaterialChoice;
 pub use settings::{BroadPhase, ContactSettings, L6Options, SparsifySettings};
 pub use size_distribution::{Basis, Radius};
 
@@ -86,46 +89,6 @@ impl MaterialSpec {
             ));
         }
         Ok(())
-    }
-}
-
-/// The material of a generator's particles: one name (`"glass"`), or a mix of names with
-/// the fraction of the particles made of each (`[("glass", 0.7), ("steel", 0.3)]`,
-/// normalised to sum 1), drawn independently for each particle.
-#[derive(Debug, Clone, PartialEq)]
-pub enum MaterialChoice {
-    /// Every particle of this material.
-    One(String),
-    /// `(material name, number fraction)` pairs.
-    Mix(Vec<(String, f64)>),
-}
-
-impl<'de> Deserialize<'de> for MaterialChoice {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Choice;
-        impl<'de> serde::de::Visitor<'de> for Choice {
-            type Value = MaterialChoice;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str(
-                    "a material name (\"glass\") or a list of (name, fraction) pairs \
-                     ([(\"glass\", 0.7), (\"steel\", 0.3)])",
-                )
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(MaterialChoice::One(v.to_string()))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Self::Value, A::Error> {
-                let mut parts = Vec::new();
-                while let Some(part) = seq.next_element::<(String, f64)>()? {
-                    parts.push(part);
-                }
-                Ok(MaterialChoice::Mix(parts))
-            }
-        }
-        d.deserialize_any(Choice)
     }
 }
 
@@ -406,6 +369,12 @@ pub struct Scene {
     /// Conditions ending the run before `duration` once all hold (see [`crate::stop`]).
     #[serde(default)]
     pub stop: Vec<crate::stop::Stop>,
+    /// Inlets inserting particles during the run (see [`crate::inlet`]).
+    #[serde(default)]
+    pub inlets: Vec<crate::inlet::InletSpec>,
+    /// Outlets removing particles during the run (see [`crate::outlet`]).
+    #[serde(default)]
+    pub outlets: Vec<crate::outlet::OutletSpec>,
     /// A periodic cell (see [`crate::cell`]), if any.
     #[serde(default)]
     pub cell: Option<crate::cell::CellSpec>,
@@ -479,6 +448,17 @@ impl Scene {
                 } => Some((format!("bodies[{k}].radius.file"), file)),
                 _ => None,
             })
+            .chain(
+                self.inlets
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, inlet)| match &inlet.radius {
+                        Radius::Table { file, .. } => {
+                            Some((format!("inlets[{k}].radius.file"), file))
+                        }
+                        _ => None,
+                    }),
+            )
             .map(|(field, file)| InputFile {
                 field,
                 file: file.clone(),

@@ -15,7 +15,7 @@ use std::ops::Range;
 
 /// Distance from `x` to the triangle `v`, m: to its plane where `x` projects inside it,
 /// else to the nearest of its edges.
-fn triangle_distance(x: &Vector3<f64>, v: &[Vector3<f64>; 3]) -> f64 {
+pub(crate) fn triangle_distance(x: &Vector3<f64>, v: &[Vector3<f64>; 3]) -> f64 {
     let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
     let inside = (0..3).all(|k| {
         let (a, b) = (v[k], v[(k + 1) % 3]);

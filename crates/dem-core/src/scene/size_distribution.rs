@@ -307,6 +307,28 @@ impl Sampler {
         }
     }
 
+    /// Smallest radius it can give, m.
+    pub fn min(&self) -> f64 {
+        match self {
+            Sampler::Const(r) => *r,
+            Sampler::Uniform(a, _) => *a,
+            Sampler::Discrete(c) => {
+                // Cumulative fractions: a radius has a share where its fraction rises.
+                let mut prev = 0.0;
+                let mut low = f64::INFINITY;
+                for &(r, f) in c {
+                    if f > prev {
+                        low = low.min(r);
+                    }
+                    prev = f;
+                }
+                low
+            }
+            Sampler::LogNormal { lo, .. } => *lo,
+            Sampler::Table { knots, .. } => knots[0].0,
+        }
+    }
+
     /// Largest radius it can draw, m (infinite for an unclipped log-normal).
     pub fn max(&self) -> f64 {
         match self {

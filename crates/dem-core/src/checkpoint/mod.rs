@@ -7,9 +7,10 @@
 //! its functors, the step and time, every particle, the broad-phase list (its next rebuild
 //! must come at the same step), the contacts (those that ended in the last step too) with
 //! their L6Geom, onset data and law state, the energy ledger and the energy-growth guard's
-//! reference, and opaque data of the front end (the CLI keeps its energy history, run
-//! statistics and run id there). There is no random generator state to keep: random fills
-//! are expanded once from their seed, and the particles are stored whole.
+//! reference, the inlets' random generators and counts and the outlets' counts, and opaque
+//! data of the front end (the CLI keeps its energy history, run statistics and run id
+//! there). Random fills need no generator state: they are expanded once from their seed,
+//! and the particles are stored whole.
 //!
 //! File layout (little endian):
 //!
@@ -26,21 +27,23 @@
 //! truncated file and a corrupted one are each refused with their own message.
 
 use crate::broadphase::VerletList;
-use crate::contacts::{Contacts, SavedContact};
+use crate::contacts::SavedContact;
 use crate::energy::Ledger;
 use crate::error::DemError;
 use crate::guards::EnergyReference;
 use crate::images::{Periodic, SavedPeriodic};
+use crate::inlet::InletState;
 use crate::motion::ServoState;
-use crate::particles::{Dofs, Particles, Shape};
+use crate::outlet::OutletState;
+use crate::particles::{Dofs, Shape};
 use crate::plugins::PluginSet;
-use crate::reorder::ParticleOrder;
 use crate::scene::{InputFile, Scene};
 use crate::simulation::Simulation;
-use dem_api::{SphereShape, Vec3, WallShape};
 use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+
+mod restore;
 
 /// First bytes of every checkpoint file.
 pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
@@ -51,8 +54,10 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// id of each (Morton reordering) and each contact's body roles (`swap`). 6: the contacts
 /// that ended in the last step too (where the next step removes them decides the order
 /// of the others). 7: the periodic cell, its image rows and its servo stages, and the
-/// state of servo-controlled walls.
-pub const FORMAT_VERSION: u32 = 7;
+/// state of servo-controlled walls. 8: a changing population (inlets' and outlets' state,
+/// the scene ids given so far, the storage indices of the moving boundaries and meshes),
+/// two more ledger entries (inflow, outflow).
+pub const FORMAT_VERSION: u32 = 8;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -137,6 +142,17 @@ pub struct Checkpoint {
     periodic: Option<SavedPeriodic>,
     /// The state of each moving boundary's servo (order of the scene's motions).
     servos: Vec<ServoState>,
+    /// Scene ids given so far (to the particles held and to those removed).
+    issued: u64,
+    /// Storage indices of each moving boundary's members (order of the scene's motions):
+    /// removed particles before them move them down.
+    members: Vec<Vec<u32>>,
+    /// Storage index of each mesh's first facet.
+    mesh_starts: Vec<u32>,
+    /// The inlets' state (scene order).
+    inlets: Vec<InletState>,
+    /// The outlets' counts (scene order).
+    outlets: Vec<OutletState>,
     /// Data of the front end, opaque here.
     pub extra: Vec<u8>,
 }
@@ -229,6 +245,15 @@ impl Checkpoint {
             contacts: sim.contacts.save(),
             periodic: sim.periodic.as_ref().map(Periodic::save),
             servos: sim.motions.iter().map(|g| g.servo).collect(),
+            issued: sim.order.issued(p.len()) as u64,
+            members: sim
+                .motions
+                .iter()
+                .map(|g| g.members.iter().map(|&i| i as u32).collect())
+                .collect(),
+            mesh_starts: sim.meshes.iter().map(|m| m.facets.start as u32).collect(),
+            inlets: sim.flow.inlets.iter().map(|i| i.state.clone()).collect(),
+            outlets: sim.flow.outlets.iter().map(|o| o.state).collect(),
             extra,
         }
     }
@@ -373,228 +398,5 @@ impl Checkpoint {
     /// The scene, parsed again from the saved text.
     pub fn scene(&self) -> Result<Scene, DemError> {
         Scene::parse(&self.scene_text, &self.scene_origin)
-    }
-
-    /// Refuses a plugin set that lacks a plugin of the run or has another version of it.
-    pub fn check_plugins(&self, set: &PluginSet, path: &Path) -> Result<(), DemError> {
-        for stamp in &self.plugins {
-            let same_name: Vec<_> = set
-                .plugins
-                .iter()
-                .filter(|p| p.name == stamp.name)
-                .collect();
-            let what = format!(
-                "plugin `{}` {} (for {})",
-                stamp.name,
-                stamp.version,
-                stamp.functors.join(", ")
-            );
-            if same_name.is_empty() {
-                return Err(failure(
-                    path,
-                    format!("the run used {what}, which is not loaded (add it with --plugin)"),
-                ));
-            }
-            if !same_name.iter().any(|p| p.version == stamp.version) {
-                let loaded: Vec<String> = same_name
-                    .iter()
-                    .map(|p| format!("{} ({})", p.version, p.path.display()))
-                    .collect();
-                return Err(failure(
-                    path,
-                    format!(
-                        "the run used {what}, but the loaded version is {}: a resumed run \
-                         would not continue the same trajectory",
-                        loaded.join(", ")
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Refuses a scene whose input files (meshes, CSV imports: `scene`, parsed again from
-    /// the saved text, hashed them as they are now) differ from those the run started
-    /// with.
-    pub fn check_inputs(&self, scene: &Scene, path: &Path) -> Result<(), DemError> {
-        for (then, now) in self.inputs.iter().zip(&scene.inputs) {
-            if then.digest.is_some() && now.digest.is_some() && then.digest != now.digest {
-                let dir = scene.origin.parent().unwrap_or(Path::new("."));
-                return Err(failure(
-                    path,
-                    format!(
-                        "{} ({} of the scene) changed since the run started: a resumed run \
-                         would not continue the same trajectory",
-                        dir.join(&now.file).display(),
-                        now.field
-                    ),
-                ));
-            }
-        }
-        if self.inputs.len() != scene.inputs.len() {
-            return Err(failure(
-                path,
-                "the scene's input files differ from the run's",
-            ));
-        }
-        Ok(())
-    }
-
-    /// The simulation this checkpoint holds, built from `scene` (from [`Checkpoint::scene`])
-    /// with `plugins`; `path` names the checkpoint in errors.
-    pub fn restore(
-        self,
-        scene: Scene,
-        plugins: &PluginSet,
-        path: &Path,
-    ) -> Result<Simulation, DemError> {
-        self.check_plugins(plugins, path)?;
-        self.check_inputs(&scene, path)?;
-        let mut sim = Simulation::new(scene, plugins)?;
-        let geoms: Vec<&String> = sim.dispatch.geoms.iter().map(|g| &g.name).collect();
-        let laws: Vec<&String> = sim.dispatch.laws.iter().map(|l| &l.name).collect();
-        if geoms != self.geoms.iter().collect::<Vec<_>>()
-            || laws != self.laws.iter().collect::<Vec<_>>()
-        {
-            return Err(failure(
-                path,
-                format!(
-                    "the scene now dispatches to geometry {geoms:?} and laws {laws:?}, the run \
-                     used {:?} and {:?}",
-                    self.geoms, self.laws
-                ),
-            ));
-        }
-        let sp = self.particles;
-        let n = sp.pos.len();
-        let lens = [
-            sp.vel.len(),
-            sp.ori.len(),
-            sp.angvel.len(),
-            sp.mass.len(),
-            sp.inertia.len(),
-            sp.force.len(),
-            sp.torque.len(),
-            sp.blocked.len(),
-            sp.material.len(),
-            sp.shape.len(),
-        ];
-        if n != sim.particles.len() || lens.iter().any(|&l| l != n) {
-            return Err(failure(
-                path,
-                format!(
-                    "holds {n} particles, its scene gives {}",
-                    sim.particles.len()
-                ),
-            ));
-        }
-        if let Some(&m) = sp
-            .material
-            .iter()
-            .find(|&&m| m as usize >= sim.materials.len())
-        {
-            return Err(failure(
-                path,
-                format!(
-                    "refers to material #{m}, the scene has {}",
-                    sim.materials.len()
-                ),
-            ));
-        }
-        sim.order = ParticleOrder::from_ids(self.order, n, self.reordered).ok_or_else(|| {
-            failure(
-                path,
-                "holds a particle order that is not a permutation of its particles",
-            )
-        })?;
-        if !sim.order.ids().is_empty() {
-            // The scene's particles (the shapes that come from it) in the saved order.
-            sim.particles.permute(sim.order.ids());
-        }
-        let fresh = std::mem::take(&mut sim.particles.shape);
-        let mut shape = Vec::with_capacity(n);
-        for (i, (saved, fresh)) in sp.shape.into_iter().zip(fresh).enumerate() {
-            shape.push(match (saved, fresh) {
-                (SavedShape::Sphere(radius), _) => Shape::Sphere(SphereShape { radius }),
-                (SavedShape::Wall(n, sense), _) => Shape::Wall(WallShape {
-                    normal: Vec3::new(n[0], n[1], n[2]),
-                    sense,
-                }),
-                (SavedShape::Facet(m), Shape::Facet(f)) if f.mesh == m => Shape::Facet(f),
-                (SavedShape::Polyhedron, Shape::Polyhedron(b)) => Shape::Polyhedron(b),
-                (SavedShape::Polyhedron, _) => {
-                    return Err(failure(
-                        path,
-                        format!("particle {i} was a polyhedron; the scene's bodies now differ"),
-                    ))
-                }
-                (SavedShape::Facet(m), _) => {
-                    return Err(failure(
-                        path,
-                        format!(
-                            "particle {i} was a facet of mesh #{m}; the scene's meshes now differ"
-                        ),
-                    ))
-                }
-            });
-        }
-        sim.particles = Particles {
-            pos: sp.pos,
-            vel: sp.vel,
-            ori: sp.ori,
-            angvel: sp.angvel,
-            mass: sp.mass,
-            inertia: sp.inertia,
-            force: sp.force,
-            torque: sp.torque,
-            blocked: sp.blocked,
-            material: sp.material,
-            shape,
-        };
-        match (&mut sim.periodic, self.periodic) {
-            (None, None) => {}
-            (Some(per), Some(saved)) => per
-                .restore(saved, &sim.particles)
-                .map_err(|e| failure(path, e))?,
-            _ => {
-                return Err(failure(
-                    path,
-                    "the scene and the checkpoint disagree on having a periodic cell",
-                ))
-            }
-        }
-        if self.servos.len() != sim.motions.len() {
-            return Err(failure(
-                path,
-                "the scene and the checkpoint disagree on the moving boundaries",
-            ));
-        }
-        for (g, s) in sim.motions.iter_mut().zip(self.servos) {
-            g.servo = s;
-        }
-        // The contacts read the periodic cell's extended table where there is one.
-        let rows = sim.periodic.as_ref().map_or(&sim.particles, |per| &per.ext);
-        if self
-            .verlet
-            .pairs
-            .iter()
-            .any(|&(a, b)| a >= b || b as usize >= rows.len())
-        {
-            return Err(failure(path, "holds a candidate pair of unknown particles"));
-        }
-        sim.contacts = Contacts::restore(&self.verlet.pairs, rows, &sim.dispatch, &self.contacts)
-            .map_err(|e| failure(path, e))?;
-        sim.live_contacts = sim.contacts.active();
-        let method = sim.verlet.method;
-        sim.verlet = self.verlet;
-        sim.verlet.method = method;
-        sim.verlet.find_facets(rows);
-        sim.step = self.step;
-        sim.time = self.time;
-        sim.end_step = self.end_step;
-        sim.integrator.dt = self.dt;
-        sim.ledger = self.ledger;
-        sim.energy_reference = self.energy_reference;
-        Ok(sim)
     }
 }

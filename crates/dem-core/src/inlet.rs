@@ -1,0 +1,429 @@
+//! Inlets: regions that insert spheres of a size distribution at a rate, during a time
+//! window, without overlap with anything present.
+//!
+//! An inlet acts every `every` steps (an insertion event) from `start` on, and once more
+//! at the first step at or after `end`. At each event it brings the count (or mass) it
+//! delivered up to the cumulative target `rate * (t - start)` (t capped at `end`, the
+//! count at `total`): the rate is exact over any window of many events, with no rounding
+//! per event. A particle's size and material are drawn once and kept until it is placed,
+//! so a crowded region delays large particles without biasing the distribution towards
+//! small ones. Each particle gets up to `attempts` uniformly random positions in the region
+//! (at least its radius inside); a position is free when the particle overlaps no
+//! particle (bounding spheres), wall or mesh facet. When the tries run out, the event
+//! ends, a warning gives the shortfall, and the next event tries again.
+//!
+//! Inserted particles are appended to storage and get the next scene ids in insertion
+//! order (see [`crate::reorder::ParticleOrder`]); the energy they bring is booked in the
+//! ledger's `inflow` (see [`crate::population`]).
+
+use crate::particles::{Particles, Shape};
+use crate::region::Region;
+use crate::scene::size_distribution::Sampler;
+use crate::scene::{MaterialChoice, Radius};
+use nalgebra::Vector3;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+
+/// How fast an inlet inserts.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+pub enum Rate {
+    /// Particles per second.
+    Number(f64),
+    /// Kilograms per second.
+    Mass(f64),
+}
+
+fn hundred() -> u64 {
+    100
+}
+
+fn fifty() -> u32 {
+    50
+}
+
+/// An inlet as a scene writes it (`inlets: [Inlet(...)]`).
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, rename = "Inlet")]
+pub struct InletSpec {
+    /// Name in `flow.csv`.
+    pub name: String,
+    /// Where particles appear.
+    pub region: Region,
+    /// Radius distribution.
+    pub radius: Radius,
+    /// Material name, or a mix by number fraction.
+    pub material: MaterialChoice,
+    /// Insertion rate.
+    pub rate: Rate,
+    /// Time insertion begins, s.
+    #[serde(default)]
+    pub start: f64,
+    /// Time insertion ends, s (none: at the end of the run).
+    #[serde(default)]
+    pub end: Option<f64>,
+    /// Largest number of particles to insert in all (none: no limit).
+    #[serde(default)]
+    pub total: Option<u64>,
+    /// Velocity of inserted particles, m/s.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Plus a random part, each component uniform in `[-spread, spread]`, m/s.
+    #[serde(default)]
+    pub velocity_spread: f64,
+    /// Seed of the inlet's random generator.
+    pub seed: u64,
+    /// Steps between two insertion events (default 100).
+    #[serde(default = "hundred")]
+    pub every: u64,
+    /// Random positions tried per particle before the event gives up (default 50).
+    #[serde(default = "fifty")]
+    pub attempts: u32,
+}
+
+/// What an inlet remembers between events (saved in checkpoints).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InletState {
+    rng: Pcg64,
+    /// Particles inserted so far.
+    pub count: u64,
+    /// Their mass, kg.
+    pub mass: f64,
+    /// The next particle's radius (m) and material, drawn and not yet placed.
+    next: Option<(f64, u32)>,
+    /// Has the event at `end` happened?
+    closed: bool,
+}
+
+/// A particle an inlet inserts.
+#[derive(Clone, Debug)]
+pub struct NewSphere {
+    /// Centre, m.
+    pub center: Vector3<f64>,
+    /// Velocity, m/s.
+    pub velocity: Vector3<f64>,
+    /// m.
+    pub radius: f64,
+    /// Material index.
+    pub material: u32,
+    /// kg.
+    pub mass: f64,
+}
+
+/// An inlet of a running simulation.
+#[derive(Clone, Debug)]
+pub struct Inlet {
+    /// As the scene gives it.
+    pub spec: InletSpec,
+    sizes: Sampler,
+    /// `(material, number fraction)`.
+    mix: Vec<(u32, f64)>,
+    /// Density of each material of the scene, kg/m^3.
+    densities: Vec<f64>,
+    /// Its state.
+    pub state: InletState,
+}
+
+impl Inlet {
+    /// The inlet of `spec`; `materials` maps names to indices, `densities` gives each
+    /// index's density (kg/m^3), `base` anchors a `Table` file. The error names the field
+    /// (the caller prefixes `inlets[k]`).
+    pub fn new(
+        spec: &InletSpec,
+        materials: &std::collections::BTreeMap<String, u32>,
+        densities: Vec<f64>,
+        base: &std::path::Path,
+    ) -> Result<Inlet, String> {
+        spec.region.check().map_err(|e| format!("region: {e}"))?;
+        let sizes = spec
+            .radius
+            .sampler(base)
+            .map_err(|e| format!("radius: {e}"))?;
+        if !(sizes.min() > 0.0 && sizes.max().is_finite()) {
+            return Err(format!(
+                "radius: an inlet needs a smallest radius above 0 and a finite largest one \
+                 (they set the time step and the room needed), got {} and {}: clip a LogNormal",
+                sizes.min(),
+                sizes.max()
+            ));
+        }
+        let mix = spec
+            .material
+            .resolve(materials)
+            .map_err(|e| format!("material: {e}"))?;
+        let (rate, unit) = match spec.rate {
+            Rate::Number(r) => (r, "particles/s"),
+            Rate::Mass(r) => (r, "kg/s"),
+        };
+        if !(rate > 0.0 && rate.is_finite()) {
+            return Err(format!(
+                "rate: must be positive and finite, {unit}, got {rate}"
+            ));
+        }
+        if !(spec.start >= 0.0 && spec.start.is_finite()) {
+            return Err(format!(
+                "start: must be >= 0 and finite, s, got {}",
+                spec.start
+            ));
+        }
+        if let Some(end) = spec.end {
+            if !(end > spec.start && end.is_finite()) {
+                return Err(format!(
+                    "end: must be after start ({}) and finite, s, got {end}",
+                    spec.start
+                ));
+            }
+        }
+        if spec.every == 0 {
+            return Err("every: must be at least 1 (steps between two insertion events)".into());
+        }
+        if spec.attempts == 0 {
+            return Err("attempts: must be at least 1".into());
+        }
+        let finite = spec.velocity.iter().all(|x| x.is_finite());
+        if !(finite && spec.velocity_spread >= 0.0 && spec.velocity_spread.is_finite()) {
+            return Err("velocity, velocity_spread: must be finite, the spread >= 0, m/s".into());
+        }
+        if spec
+            .region
+            .sample(sizes.max(), &mut Pcg64::seed_from_u64(0))
+            .is_none()
+        {
+            return Err(format!(
+                "region: too small to hold a sphere of the largest radius ({} m)",
+                sizes.max()
+            ));
+        }
+        Ok(Inlet {
+            spec: spec.clone(),
+            sizes,
+            mix,
+            densities,
+            state: InletState {
+                rng: Pcg64::seed_from_u64(spec.seed),
+                count: 0,
+                mass: 0.0,
+                next: None,
+                closed: false,
+            },
+        })
+    }
+
+    /// Largest radius it inserts, m.
+    pub fn max_radius(&self) -> f64 {
+        self.sizes.max()
+    }
+
+    /// Smallest radius it inserts, m.
+    pub fn min_radius(&self) -> f64 {
+        self.sizes.min()
+    }
+
+    /// The materials it inserts.
+    pub fn materials(&self) -> impl Iterator<Item = u32> + '_ {
+        self.mix.iter().filter(|m| m.1 > 0.0).map(|m| m.0)
+    }
+
+    fn mass_of(&self, radius: f64, material: u32) -> f64 {
+        self.densities[material as usize] * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3)
+    }
+
+    /// Is `step` (at time `t`, s) an insertion event?
+    fn event(&self, step: u64, t: f64) -> bool {
+        if t < self.spec.start || self.state.closed {
+            return false;
+        }
+        let at_end = self.spec.end.is_some_and(|end| t >= end);
+        at_end || step.is_multiple_of(self.spec.every)
+    }
+
+    /// The particles inserted at `step` (time `t`, s), placed clear of `p` and of each
+    /// other; `p` is not changed (the caller appends them).
+    pub fn insert(&mut self, step: u64, t: f64, p: &Particles) -> Vec<NewSphere> {
+        if !self.event(step, t) {
+            return Vec::new();
+        }
+        let end = self.spec.end.unwrap_or(f64::INFINITY);
+        if t >= end {
+            self.state.closed = true;
+        }
+        let elapsed = t.min(end) - self.spec.start;
+        let limit = self.spec.total.unwrap_or(u64::MAX);
+        let mut room = Room::new(&self.spec.region, self.max_radius(), p);
+        let mut out = Vec::new();
+        loop {
+            if self.state.count >= limit {
+                break;
+            }
+            let (radius, material) = match self.state.next {
+                Some(next) => next,
+                None => {
+                    let r = self.sizes.sample(&mut self.state.rng);
+                    let m = crate::scene::material_choice::pick(&self.mix, &mut self.state.rng);
+                    self.state.next = Some((r, m));
+                    (r, m)
+                }
+            };
+            let mass = self.mass_of(radius, material);
+            let due = match self.spec.rate {
+                Rate::Number(rate) => (self.state.count as f64) < (rate * elapsed).floor(),
+                Rate::Mass(rate) => self.state.mass + mass <= rate * elapsed,
+            };
+            if !due {
+                break;
+            }
+            let Some(center) = self.place(radius, &mut room, p) else {
+                let (behind, unit) = match self.spec.rate {
+                    Rate::Number(rate) => (rate * elapsed - self.state.count as f64, "particles"),
+                    Rate::Mass(rate) => (rate * elapsed - self.state.mass, "kg"),
+                };
+                tracing::warn!(
+                    "inlet `{}` at t = {t:e} s: the region is full ({} tries found no free \
+                     place for a sphere of radius {radius:e} m); {behind:.4e} {unit} behind \
+                     the rate, tried again at the next event",
+                    self.spec.name,
+                    self.spec.attempts
+                );
+                break;
+            };
+            let s = self.spec.velocity_spread;
+            let jitter = Vector3::from_fn(|_, _| {
+                if s > 0.0 {
+                    self.state.rng.random_range(-s..=s)
+                } else {
+                    0.0
+                }
+            });
+            let v = self.spec.velocity;
+            room.add(center, radius);
+            out.push(NewSphere {
+                center,
+                velocity: Vector3::new(v[0], v[1], v[2]) + jitter,
+                radius,
+                material,
+                mass,
+            });
+            self.state.next = None;
+            self.state.count += 1;
+            self.state.mass += mass;
+        }
+        out
+    }
+
+    /// A free centre for a sphere of `radius`, or `None` after `attempts` tries.
+    fn place(&mut self, radius: f64, room: &mut Room, p: &Particles) -> Option<Vector3<f64>> {
+        for _ in 0..self.spec.attempts {
+            let c = self.spec.region.sample(radius, &mut self.state.rng)?;
+            if room.free(&c, radius, p) {
+                return Some(c);
+            }
+        }
+        None
+    }
+}
+
+/// What an event must keep clear of: the bounded particles near the region (binned),
+/// the spheres placed in this event, the walls, and the facets near the region.
+struct Room {
+    /// Bounding spheres `(centre, radius)` near the region, then the event's new ones.
+    balls: Vec<(Vector3<f64>, f64)>,
+    bins: std::collections::HashMap<[i64; 3], Vec<u32>>,
+    cell: f64,
+    walls: Vec<usize>,
+    facets: Vec<usize>,
+}
+
+impl Room {
+    fn new(region: &Region, rmax: f64, p: &Particles) -> Room {
+        let (lo, hi) = region.bounds();
+        let largest = (0..p.len())
+            .filter_map(|i| p.shape[i].bounding_radius())
+            .fold(rmax, f64::max);
+        // A cell of `rmax + largest`: every ball that can touch a new sphere is in its
+        // cell or a neighbour.
+        let cell = rmax + largest;
+        let reach = 2.0 * cell;
+        let near = |x: &Vector3<f64>, r: f64| {
+            (0..3).all(|i| x[i] + r >= lo[i] - reach && x[i] - r <= hi[i] + reach)
+        };
+        let mut room = Room {
+            balls: Vec::new(),
+            bins: Default::default(),
+            cell,
+            walls: Vec::new(),
+            facets: Vec::new(),
+        };
+        for i in 0..p.len() {
+            match &p.shape[i] {
+                Shape::Wall(_) => room.walls.push(i),
+                Shape::Facet(f) => {
+                    let v = f.vertices(&p.pos[i], &p.ori[i]);
+                    let (a, b) = (v[0].inf(&v[1]).inf(&v[2]), v[0].sup(&v[1]).sup(&v[2]));
+                    let h = f.shape.halfthick + rmax;
+                    if (0..3).all(|k| b[k] + h >= lo[k] && a[k] - h <= hi[k]) {
+                        room.facets.push(i);
+                    }
+                }
+                s => {
+                    let r = s.bounding_radius().unwrap_or(0.0);
+                    if near(&p.pos[i], r) {
+                        room.add(p.pos[i], r);
+                    }
+                }
+            }
+        }
+        room
+    }
+
+    fn key(&self, x: &Vector3<f64>) -> [i64; 3] {
+        std::array::from_fn(|i| (x[i] / self.cell).floor() as i64)
+    }
+
+    fn add(&mut self, c: Vector3<f64>, r: f64) {
+        let k = self.key(&c);
+        self.bins
+            .entry(k)
+            .or_default()
+            .push(self.balls.len() as u32);
+        self.balls.push((c, r));
+    }
+
+    /// Does a sphere at `c` of radius `r` overlap nothing?
+    fn free(&self, c: &Vector3<f64>, r: f64, p: &Particles) -> bool {
+        let k = self.key(c);
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let Some(members) = self.bins.get(&[k[0] + dx, k[1] + dy, k[2] + dz]) else {
+                        continue;
+                    };
+                    if members.iter().any(|&b| {
+                        let (x, rb) = self.balls[b as usize];
+                        (x - c).norm() < r + rb
+                    }) {
+                        return false;
+                    }
+                }
+            }
+        }
+        let walls_clear = self.walls.iter().all(|&w| {
+            let Shape::Wall(wall) = &p.shape[w] else {
+                return true;
+            };
+            let n = p.ori[w] * wall.normal.na();
+            let d = (c - p.pos[w]).dot(&n);
+            match wall.sense {
+                0 => d.abs() >= r,
+                s => d * s as f64 >= r,
+            }
+        });
+        walls_clear
+            && self.facets.iter().all(|&f| {
+                let Shape::Facet(facet) = &p.shape[f] else {
+                    return true;
+                };
+                let v = facet.vertices(&p.pos[f], &p.ori[f]);
+                crate::scene::triangle_distance(c, &v) >= r + facet.shape.halfthick
+            })
+    }
+}

@@ -1,0 +1,280 @@
+//! A changing population: particles inserted by inlets ([`crate::inlet`]) and removed by
+//! outlets ([`crate::outlet`]) during a run.
+//!
+//! Within a step: the inlets insert at its start (time t, before the broad phase, which
+//! the new particles make stale), so that the step that moves them first also books the
+//! energy they bring; the outlets take the free particles whose centre is inside them at
+//! t, and remove them at the end of the step. Either way a particle's energy is exactly
+//! the terms it adds to that step's ledger (`m/2 v(t-dt/2) . v(t+dt/2)`, the rotational
+//! twin, `-m g . x(t)`), computed from its velocities before and after the integrator:
+//! booked as `inflow` for an inserted particle, and as `outflow`, with the elastic energy
+//! of its contacts, for a removed one (taken off the ledger's entries at once). So the
+//! ledger's total is conserved through insertion and removal to round-off for spheres;
+//! for an aspherical body the rotational part removed is `P . I^-1 P / 2` at the end of
+//! the step, off by the step's rotational work.
+//!
+//! Removal compacts storage: the particles after a removed one move down (walls, facets
+//! and moving boundaries keep their order), contacts are renamed, and the broad phase is
+//! rebuilt at the next step.
+
+use crate::energy::Ledger;
+use crate::error::DemError;
+use crate::inlet::{Inlet, NewSphere};
+use crate::outlet::Outlet;
+use crate::particles::{Dofs, Particles, Shape};
+use crate::reorder::free_runs;
+use crate::scene::Scene;
+use crate::simulation::Simulation;
+use dem_api::{Material, SphereShape};
+use nalgebra::{UnitQuaternion, Vector3};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The inlets and outlets of a simulation.
+#[derive(Clone, Debug, Default)]
+pub struct Flow {
+    /// Inlets, in scene order.
+    pub inlets: Vec<Inlet>,
+    /// Outlets, in scene order.
+    pub outlets: Vec<Outlet>,
+}
+
+impl Flow {
+    /// Does the population change during the run?
+    pub fn any(&self) -> bool {
+        !self.inlets.is_empty() || !self.outlets.is_empty()
+    }
+}
+
+/// The inlets and outlets of `scene`; `index` maps material names to indices.
+pub fn build_flow(
+    scene: &Scene,
+    index: &BTreeMap<String, u32>,
+    materials: &[Material],
+) -> Result<Flow, DemError> {
+    let base = scene.origin.parent().unwrap_or(Path::new("."));
+    let densities: Vec<f64> = materials.iter().map(|m| m.density).collect();
+    let mut flow = Flow::default();
+    for (k, spec) in scene.inlets.iter().enumerate() {
+        let inlet = Inlet::new(spec, index, densities.clone(), base)
+            .map_err(|e| scene.error(format!("inlets[{k}].{e}")))?;
+        flow.inlets.push(inlet);
+    }
+    for (k, spec) in scene.outlets.iter().enumerate() {
+        spec.region
+            .check()
+            .map_err(|e| scene.error(format!("outlets[{k}].region: {e}")))?;
+        if !(spec.start >= 0.0 && spec.start.is_finite()) {
+            return Err(scene.error(format!(
+                "outlets[{k}].start: must be >= 0 and finite, s, got {}",
+                spec.start
+            )));
+        }
+        flow.outlets.push(Outlet {
+            spec: spec.clone(),
+            state: Default::default(),
+        });
+    }
+    let names = scene
+        .inlets
+        .iter()
+        .map(|i| &i.name)
+        .chain(scene.outlets.iter().map(|o| &o.name));
+    let mut seen = std::collections::BTreeSet::new();
+    for name in names {
+        if !seen.insert(name) {
+            return Err(scene.error(format!(
+                "inlets, outlets: the name `{name}` is used twice (flow.csv names them)"
+            )));
+        }
+    }
+    Ok(flow)
+}
+
+/// Particles whose energy a step books one by one: their state before the integrator.
+#[derive(Default)]
+pub(crate) struct Watched {
+    /// Storage index, and the outlet taking it (`None`: just inserted).
+    who: Vec<(usize, Option<usize>)>,
+    vel: Vec<Vector3<f64>>,
+    angvel: Vec<Vector3<f64>>,
+    pos: Vec<Vector3<f64>>,
+}
+
+impl Watched {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.who.is_empty()
+    }
+}
+
+/// The energy particle `i` adds to the ledger in a step that moved it from velocities
+/// `v0`, `w0` at `x0`: `[kinetic, rotational, potential]`, J.
+fn energy(p: &Particles, i: usize, w: &Watched, k: usize, g: &Vector3<f64>) -> [f64; 3] {
+    let (m, inertia) = (p.mass[i], p.inertia[i]);
+    let (v0, v1) = (w.vel[k], p.vel[i]);
+    let kinetic: f64 = (0..3).map(|c| 0.5 * m * v0[c] * v1[c]).sum();
+    let rotational = if crate::rotation::is_aspherical(&inertia) {
+        let wb = p.ori[i].inverse_transform_vector(&p.angvel[i]);
+        0.5 * wb.dot(&inertia.component_mul(&wb))
+    } else {
+        let w0 = w.angvel[k];
+        (0..3)
+            .map(|c| 0.5 * inertia[c] * w0[c] * p.angvel[i][c])
+            .sum()
+    };
+    [kinetic, rotational, -m * g.dot(&w.pos[k])]
+}
+
+impl Simulation {
+    /// Inserts the inlets' particles of this step at the end of storage; returns their
+    /// storage indices.
+    pub(crate) fn insert_from_inlets(&mut self) -> std::ops::Range<usize> {
+        let n = self.particles.len();
+        let mut fresh: Vec<NewSphere> = Vec::new();
+        for inlet in &mut self.flow.inlets {
+            // Each inlet keeps clear of the particles already inserted this step.
+            let mut made = inlet.insert(self.step, self.time, &self.particles);
+            for s in &made {
+                push_sphere(&mut self.particles, s);
+            }
+            fresh.append(&mut made);
+        }
+        let added = self.particles.len() - n;
+        if added > 0 {
+            // The broad phase sees the new count and rebuilds before the contacts.
+            self.order.append(n, added);
+            self.refresh_free_runs();
+            tracing::debug!(target: "dem::flow", step = self.step, added, "inserted");
+        }
+        n..n + added
+    }
+
+    /// The just-inserted particles `fresh` and the free particles inside an outlet, with
+    /// their state before the integrator.
+    pub(crate) fn watch(&self, fresh: &[usize]) -> Watched {
+        let p = &self.particles;
+        let mut w = Watched::default();
+        let mut note = |i: usize, outlet: Option<usize>| {
+            w.who.push((i, outlet));
+            w.vel.push(p.vel[i]);
+            w.angvel.push(p.angvel[i]);
+            w.pos.push(p.pos[i]);
+        };
+        for &i in fresh {
+            note(i, None);
+        }
+        let t = self.time;
+        let open = |o: &Outlet| t >= o.spec.start;
+        if self.flow.outlets.iter().any(open) {
+            for run in &self.free {
+                for i in run.clone() {
+                    if let Some(k) = self
+                        .flow
+                        .outlets
+                        .iter()
+                        .position(|o| open(o) && o.spec.region.contains(&p.pos[i]))
+                    {
+                        note(i, Some(k));
+                    }
+                }
+            }
+        }
+        w
+    }
+
+    /// Books the energy of the watched particles after the integrator, and removes those
+    /// inside an outlet.
+    pub(crate) fn settle_flow(&mut self, w: Watched) -> Result<(), DemError> {
+        let g = self.integrator.gravity;
+        let mut dead = vec![false; self.particles.len()];
+        let mut any = false;
+        for (k, &(i, outlet)) in w.who.iter().enumerate() {
+            let [kin, rot, pot] = energy(&self.particles, i, &w, k, &g);
+            let e = kin + rot + pot;
+            match outlet {
+                None => self.ledger.inflow += e,
+                Some(o) => {
+                    take(&mut self.ledger, kin, rot, pot);
+                    self.ledger.outflow += e;
+                    let out = &mut self.flow.outlets[o].state;
+                    out.count += 1;
+                    out.mass += self.particles.mass[i];
+                    dead[i] = true;
+                    any = true;
+                }
+            }
+        }
+        if any {
+            self.remove(&dead)?;
+        }
+        Ok(())
+    }
+
+    /// Removes the particles marked `dead` (free particles only) and their contacts, whose
+    /// elastic energy is carried out.
+    fn remove(&mut self, dead: &[bool]) -> Result<(), DemError> {
+        let elastic = self.contacts.remove_bodies(dead);
+        self.ledger.elastic -= elastic;
+        self.ledger.outflow += elastic;
+        let n = self.particles.len();
+        let kept: Vec<u32> = (0..n as u32).filter(|&i| !dead[i as usize]).collect();
+        let mut old_to_new = vec![u32::MAX; n];
+        for (new, &old) in kept.iter().enumerate() {
+            old_to_new[old as usize] = new as u32;
+        }
+        self.particles.permute(&kept);
+        self.order.remove(n, &kept);
+        self.contacts.renumber(&old_to_new);
+        for g in &mut self.motions {
+            g.renumber(&old_to_new);
+        }
+        for m in &mut self.meshes {
+            let start = old_to_new[m.facets.start] as usize;
+            m.facets = start..start + m.facets.len();
+        }
+        self.refresh_free_runs();
+        // The candidate pairs at once, so that the state between two steps (which a
+        // checkpoint saves) holds no pair of the old numbering.
+        self.verlet.rebuild(&self.particles, self.reach, self.skin);
+        self.contacts
+            .rebuild(&self.verlet.pairs, &self.particles, &self.dispatch)?;
+        tracing::debug!(target: "dem::flow", step = self.step, removed = n - kept.len(), "removed");
+        Ok(())
+    }
+
+    /// The runs of free particles after the population changed.
+    pub(crate) fn refresh_free_runs(&mut self) {
+        let p = &self.particles;
+        let mut moving = vec![false; p.len()];
+        for g in &self.motions {
+            for &i in &g.members {
+                moving[i] = true;
+            }
+        }
+        self.free = free_runs(p.len(), |i| {
+            p.shape[i].bounding_radius().is_some() && !moving[i]
+        });
+    }
+}
+
+/// Takes a removed particle's terms off the ledger's entries.
+fn take(l: &mut Ledger, kin: f64, rot: f64, pot: f64) {
+    l.kinetic -= kin;
+    l.rotational -= rot;
+    l.potential -= pot;
+}
+
+fn push_sphere(p: &mut Particles, s: &NewSphere) {
+    let inertia = 0.4 * s.mass * s.radius * s.radius;
+    p.push(
+        Shape::Sphere(SphereShape { radius: s.radius }),
+        s.center,
+        s.velocity,
+        Vector3::zeros(),
+        s.mass,
+        Vector3::repeat(inertia),
+        Dofs::FREE,
+        s.material,
+    );
+    debug_assert_eq!(p.ori.last(), Some(&UnitQuaternion::identity()));
+}

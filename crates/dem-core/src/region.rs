@@ -1,0 +1,226 @@
+//! Regions of space for inlets and outlets: an axis-aligned box or a finite cylinder.
+
+use nalgebra::Vector3;
+use rand::Rng;
+use serde::Deserialize;
+
+/// A region of space, as a scene writes it.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub enum Region {
+    /// The axis-aligned box `[min, max]`, m.
+    Box {
+        /// Lower corner, m.
+        min: [f64; 3],
+        /// Upper corner, m.
+        max: [f64; 3],
+    },
+    /// A finite circular cylinder: the points within `radius` of the segment from `base`
+    /// along `axis` (normalised on load) over `height`.
+    Cylinder {
+        /// Centre of the base disc, m.
+        base: [f64; 3],
+        /// Direction of the axis, from the base.
+        axis: [f64; 3],
+        /// Radius, m.
+        radius: f64,
+        /// Length along the axis, m.
+        height: f64,
+    },
+}
+
+fn v(a: [f64; 3]) -> Vector3<f64> {
+    Vector3::new(a[0], a[1], a[2])
+}
+
+impl Region {
+    /// Refuses a region that holds no point or is not finite (the message names the
+    /// parameter).
+    pub fn check(&self) -> Result<(), String> {
+        let finite = |a: &[f64; 3]| a.iter().all(|x| x.is_finite());
+        match self {
+            Region::Box { min, max } => {
+                if !(finite(min) && finite(max) && (0..3).all(|i| min[i] < max[i])) {
+                    return Err(format!(
+                        "Box: min {min:?} must be below max {max:?} on every axis, both finite"
+                    ));
+                }
+            }
+            Region::Cylinder {
+                base,
+                axis,
+                radius,
+                height,
+            } => {
+                if !(finite(base) && finite(axis) && v(*axis).norm() > 0.0) {
+                    return Err(format!(
+                        "Cylinder: base {base:?} and axis {axis:?} must be finite, the axis \
+                         not zero"
+                    ));
+                }
+                for (name, x) in [("radius", radius), ("height", height)] {
+                    if !(*x > 0.0 && x.is_finite()) {
+                        return Err(format!(
+                            "Cylinder: {name} must be positive and finite, m, got {x}"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Is `x` inside (boundary included)?
+    pub fn contains(&self, x: &Vector3<f64>) -> bool {
+        self.depth(x) >= 0.0
+    }
+
+    /// How far inside `x` is: the distance to the nearest face (negative outside, though
+    /// not the distance then), m.
+    pub fn depth(&self, x: &Vector3<f64>) -> f64 {
+        match self {
+            Region::Box { min, max } => (0..3)
+                .map(|i| (x[i] - min[i]).min(max[i] - x[i]))
+                .fold(f64::INFINITY, f64::min),
+            Region::Cylinder {
+                base,
+                axis,
+                radius,
+                height,
+            } => {
+                let a = v(*axis).normalize();
+                let d = x - v(*base);
+                let h = d.dot(&a);
+                let r = (d - a * h).norm();
+                h.min(height - h).min(radius - r)
+            }
+        }
+    }
+
+    /// The corners of a box holding the region, m.
+    pub fn bounds(&self) -> (Vector3<f64>, Vector3<f64>) {
+        match self {
+            Region::Box { min, max } => (v(*min), v(*max)),
+            Region::Cylinder {
+                base,
+                axis,
+                radius,
+                height,
+            } => {
+                let a = v(*axis).normalize();
+                let (b, t) = (v(*base), v(*base) + a * *height);
+                // A disc of normal a reaches sqrt(1 - a_i^2) r along axis i.
+                let reach = Vector3::from_fn(|i, _| radius * (1.0 - a[i] * a[i]).max(0.0).sqrt());
+                (b.inf(&t) - reach, b.sup(&t) + reach)
+            }
+        }
+    }
+
+    /// Volume, m^3.
+    pub fn volume(&self) -> f64 {
+        match self {
+            Region::Box { min, max } => (0..3).map(|i| max[i] - min[i]).product(),
+            Region::Cylinder { radius, height, .. } => {
+                std::f64::consts::PI * radius * radius * height
+            }
+        }
+    }
+
+    /// A point drawn uniformly from the points at least `margin` inside (m), or `None`
+    /// when there is none.
+    pub fn sample(&self, margin: f64, rng: &mut impl Rng) -> Option<Vector3<f64>> {
+        match self {
+            Region::Box { min, max } => {
+                let (lo, hi) = (v(*min).add_scalar(margin), v(*max).add_scalar(-margin));
+                if (0..3).any(|i| lo[i] > hi[i]) {
+                    return None;
+                }
+                Some(Vector3::from_fn(|i, _| {
+                    if lo[i] < hi[i] {
+                        rng.random_range(lo[i]..hi[i])
+                    } else {
+                        lo[i]
+                    }
+                }))
+            }
+            Region::Cylinder {
+                base,
+                axis,
+                radius,
+                height,
+            } => {
+                let (r, h) = (radius - margin, height - 2.0 * margin);
+                if r < 0.0 || h < 0.0 {
+                    return None;
+                }
+                let a = v(*axis).normalize();
+                // Two unit vectors across the axis.
+                let any = if a.x.abs() < 0.9 {
+                    Vector3::x()
+                } else {
+                    Vector3::y()
+                };
+                let e1 = a.cross(&any).normalize();
+                let e2 = a.cross(&e1);
+                // Uniform over the disc: radius by the square root of a uniform number.
+                let rho = r * rng.random::<f64>().sqrt();
+                let phi = std::f64::consts::TAU * rng.random::<f64>();
+                let along = margin + h * rng.random::<f64>();
+                Some(v(*base) + a * along + (e1 * phi.cos() + e2 * phi.sin()) * rho)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn samples_keep_their_margin_and_fill_the_region_evenly() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
+        let cyl = Region::Cylinder {
+            base: [1.0, 2.0, 3.0],
+            axis: [1.0, 1.0, 0.0],
+            radius: 0.5,
+            height: 2.0,
+        };
+        let boxed = Region::Box {
+            min: [0.0, 0.0, 0.0],
+            max: [1.0, 2.0, 3.0],
+        };
+        for region in [cyl, boxed] {
+            region.check().unwrap();
+            let (lo, hi) = region.bounds();
+            let n = 20_000;
+            let mut inner = 0;
+            for _ in 0..n {
+                let x = region.sample(0.1, &mut rng).unwrap();
+                assert!(region.depth(&x) >= 0.1 - 1e-12, "{x}");
+                assert!((0..3).all(|i| x[i] >= lo[i] && x[i] <= hi[i]));
+                // The fraction in the inner half (margin 0.1 + a quarter of the room
+                // left) is its share of the volume: checks uniformity, not only bounds.
+                inner += (region.depth(&x) > 0.2) as usize;
+            }
+            let expect = match &region {
+                Region::Box { .. } => (0.6 * 1.6 * 2.6) / (0.8 * 1.8 * 2.8),
+                Region::Cylinder { .. } => (0.3f64 * 0.3 * 1.6) / (0.4 * 0.4 * 1.8),
+            };
+            let got = inner as f64 / n as f64;
+            let sigma = (expect * (1.0 - expect) / n as f64).sqrt();
+            assert!((got - expect).abs() < 5.0 * sigma, "{got} vs {expect}");
+        }
+        let tiny = Region::Box {
+            min: [0.0; 3],
+            max: [0.1; 3],
+        };
+        assert!(tiny.sample(0.06, &mut rng).is_none());
+        assert!(Region::Box {
+            min: [0.0; 3],
+            max: [0.0, 1.0, 1.0]
+        }
+        .check()
+        .is_err());
+    }
+}
