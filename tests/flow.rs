@@ -4,12 +4,12 @@
 //! particle (by mass); the ledger books the energy brought in and carried out exactly (the
 //! step of an insertion and a removal ends with the same total as the same step without
 //! them); a run with a changing population resumes bitwise; outputs (`particles.csv`,
-//! `flow.csv`) follow the population.
+//! `flow.csv`, the VTK frames) follow the population.
 
 use dem_core::inlet::Rate;
 use dem_core::particles::Shape;
 use dem_core::{Checkpoint, Simulation};
-use dem_verification::{dem_run, plugins, root, sim_from_text};
+use dem_verification::{dem_run, plugins, read_vtk, root, sim_from_text};
 use nalgebra::Vector3;
 use std::path::Path;
 
@@ -355,7 +355,17 @@ fn outputs_follow_the_population() {
     assert_eq!(ids.len(), 5 + fed - drained);
     assert!(ids.windows(2).all(|w| w[0] < w[1]) && ids[..5] == [0, 1, 2, 3, 4]);
     assert!(*ids.last().unwrap() < 5 + fed);
-    // energy.csv has the two new columns and a closed ledger.
+    // The last VTK frame (as VTK reads it): a point per sphere, with the same ids.
+    let frame = out.join("particles_000005000.vtu");
+    let vtk = &read_vtk(&[&frame])[frame.to_str().unwrap()];
+    let vtk_ids: Vec<usize> = vtk["point_data"]["id"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(vtk_ids, ids[5..], "the spheres of the last frame");
+    // energy.csv has the two new columns.
     let energy = read("energy.csv");
     assert!(energy
         .lines()

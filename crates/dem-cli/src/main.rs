@@ -296,6 +296,31 @@ fn announce(sim: &Simulation, scene_path: &Path) {
         "{}: {} particles ({spheres} spheres), dt = {:.3e} s (critical estimate {:.3e} s), {} steps, {} threads",
         scene_path.display(), sim.particles.len(), sim.dt(), sim.critical_dt, sim.end_step, rayon::current_num_threads()
     );
+    for line in flow_lines(sim) {
+        tracing::info!("{line}");
+    }
+}
+
+/// A line per inlet and outlet: what it does, and its progress so far.
+fn flow_lines(sim: &Simulation) -> Vec<String> {
+    let inlets = sim.flow.inlets.iter().map(|i| {
+        let (rate, unit) = match i.spec.rate {
+            dem_core::inlet::Rate::Number(r) => (r, "particles/s"),
+            dem_core::inlet::Rate::Mass(r) => (r, "kg/s"),
+        };
+        let limit = i.spec.total.map_or(String::new(), |n| format!(", at most {n}"));
+        format!(
+            "  inlet `{}`: {rate} {unit}{limit}; {} inserted so far",
+            i.spec.name, i.state.count
+        )
+    });
+    let outlets = sim.flow.outlets.iter().map(|o| {
+        format!(
+            "  outlet `{}` (from t = {} s): {} removed so far",
+            o.spec.name, o.spec.start, o.state.count
+        )
+    });
+    inlets.chain(outlets).collect()
 }
 
 fn check(scene_path: &Path, extra: &[PathBuf]) -> Result<(), DemError> {
@@ -309,6 +334,9 @@ fn check(scene_path: &Path, extra: &[PathBuf]) -> Result<(), DemError> {
         sim.critical_dt,
         sim.end_step
     );
+    for line in flow_lines(&sim) {
+        println!("{line}");
+    }
     for g in &sim.dispatch.geoms {
         println!("  geometry {} ({})", g.name, g.plugin);
     }
