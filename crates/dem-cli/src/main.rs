@@ -308,10 +308,17 @@ fn flow_lines(sim: &Simulation) -> Vec<String> {
             dem_core::inlet::Rate::Number(r) => (r, "particles/s"),
             dem_core::inlet::Rate::Mass(r) => (r, "kg/s"),
         };
-        let limit = i.spec.total.map_or(String::new(), |n| format!(", at most {n}"));
+        let limit = i
+            .spec
+            .total
+            .map_or(String::new(), |n| format!(", at most {n}"));
+        let end = i
+            .spec
+            .end
+            .map_or("the end".to_string(), |t| format!("t = {t} s"));
         format!(
-            "  inlet `{}`: {rate} {unit}{limit}; {} inserted so far",
-            i.spec.name, i.state.count
+            "  inlet `{}`: {rate} {unit} from t = {} s to {end}{limit}; {} inserted so far",
+            i.spec.name, i.spec.start, i.state.count
         )
     });
     let outlets = sim.flow.outlets.iter().map(|o| {

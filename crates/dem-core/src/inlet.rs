@@ -93,6 +93,8 @@ pub struct InletState {
     next: Option<(f64, u32)>,
     /// Has the event at `end` happened?
     closed: bool,
+    /// Events that ended with the region full.
+    pub full_events: u64,
 }
 
 /// A particle an inlet inserts.
@@ -205,6 +207,7 @@ impl Inlet {
                 mass: 0.0,
                 next: None,
                 closed: false,
+                full_events: 0,
             },
         })
     }
@@ -277,13 +280,20 @@ impl Inlet {
                     Rate::Number(rate) => (rate * elapsed - self.state.count as f64, "particles"),
                     Rate::Mass(rate) => (rate * elapsed - self.state.mass, "kg"),
                 };
-                tracing::warn!(
-                    "inlet `{}` at t = {t:e} s: the region is full ({} tries found no free \
-                     place for a sphere of radius {radius:e} m); {behind:.4e} {unit} behind \
-                     the rate, tried again at the next event",
-                    self.spec.name,
-                    self.spec.attempts
-                );
+                self.state.full_events += 1;
+                // The 1st, 10th, 100th, ... time: a full region stays full for many events.
+                let n = self.state.full_events;
+                if n == 10u64.pow(n.ilog10()) {
+                    tracing::warn!(
+                        "inlet `{}` at t = {t:e} s: the region is full ({} tries found no \
+                         free place for a sphere of radius {radius:e} m); {behind:.4e} {unit} \
+                         behind the rate, tried again at the next event ({n} events found it \
+                         full so far; said again at {})",
+                        self.spec.name,
+                        self.spec.attempts,
+                        10 * n
+                    );
+                }
                 break;
             };
             let s = self.spec.velocity_spread;

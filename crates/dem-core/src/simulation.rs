@@ -168,7 +168,7 @@ impl Simulation {
         let bounded: Vec<usize> = (0..particles.len())
             .filter(|&i| particles.shape[i].bounding_radius().is_some())
             .collect();
-        let kind_set: BTreeSet<_> = (0..particles.len())
+        let mut kind_set: BTreeSet<_> = (0..particles.len())
             .map(|i| particles.shape[i].kind())
             .collect();
         let mut bounded_kinds: BTreeSet<_> =
@@ -177,7 +177,6 @@ impl Simulation {
         let mut bounded_mats: BTreeSet<u32> =
             bounded.iter().map(|&i| particles.material[i]).collect();
         // The inlets' spheres meet everything, each other included.
-        let mut kind_set = kind_set;
         for inlet in &flow.inlets {
             bounded_kinds.insert(dem_api::ShapeKind::SPHERE);
             kind_set.insert(dem_api::ShapeKind::SPHERE);
