@@ -208,3 +208,25 @@ fn cohesive() {
         k: 2.0 * std::f64::consts::PI * std::f64::consts::PI,
     });
 }
+
+#[test]
+fn jkr() {
+    check(Case {
+        law: "Law2_L6Geom_JKR",
+        params: "w: 0.05, reach: 1e-4, restitution: 0.5",
+        reach: 1e-4,
+        dt: 4e-7,
+        k: 2.0 * std::f64::consts::PI * std::f64::consts::PI,
+    });
+}
+
+#[test]
+fn dmt() {
+    check(Case {
+        law: "Law2_L6Geom_DMT",
+        params: "w: 0.05, restitution: 0.5",
+        reach: 0.0,
+        dt: 4e-7,
+        k: 2.0 * std::f64::consts::PI * std::f64::consts::PI,
+    });
+}
