@@ -39,6 +39,37 @@ pub trait Cg2Functor: Send + Sync {
         batch: &GeomBatch<'_>,
         out: RSliceMut<'_, RawGeom>,
     ) -> RResult<(), CallError>;
+
+    /// Number of `f64` slots of the functor's **pair cache** (geometry cache version 1,
+    /// added in dem-api 0.3 after the methods above): memory kept per candidate pair
+    /// (and term) from call to call, for temporal coherence, e.g. the last separating
+    /// direction of a pair that is apart. `0` (the default, and what a plugin built
+    /// before this method existed reports) means no cache: the solver then calls
+    /// [`Cg2Functor::geom_batch`] only. Asked once, after construction.
+    ///
+    /// The cache may only change how fast a result is found, **never its bits**: the
+    /// solver starts it at zero whenever it likes (at the start of a run, after a
+    /// checkpoint is restored, for a pair that becomes a candidate again) and does not
+    /// save it in checkpoints, and a run must give the same bits whatever the cache
+    /// holds. Its units and meaning are private to the functor.
+    fn cache_len(&self) -> u32 {
+        0
+    }
+
+    /// [`Cg2Functor::geom_batch`] with the pair cache: `cache` holds
+    /// [`Cg2Functor::cache_len`] slots per pair of `batch` (layout as
+    /// [`StateColumns`]), which the functor reads and updates. The output must be
+    /// bitwise that of `geom_batch` on the same batch, whatever `cache` holds. The default
+    /// (and a plugin built before this method existed) ignores the cache.
+    fn geom_batch_cached(
+        &self,
+        batch: &GeomBatch<'_>,
+        cache: StateColumns<'_>,
+        out: RSliceMut<'_, RawGeom>,
+    ) -> RResult<(), CallError> {
+        let _ = cache;
+        self.geom_batch(batch, out)
+    }
 }
 
 /// A contact law: computes forces from [`crate::L6Geom`] for a batch of contacts.

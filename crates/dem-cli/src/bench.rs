@@ -1,8 +1,10 @@
-//! `dem bench`: the settle benchmark scene (the team's `bench/README.md`: monodisperse
-//! spheres on a simple-cubic lattice with seeded random velocities, six walls, LAMMPS'
-//! `gran/hooke/history` law) at several sizes and thread counts, one child process per
-//! run so that each peak memory is its own. Prints particle-steps/s, steps/s, ns per
-//! contact, memory and the time per phase.
+//! `dem bench`: two sections, each at several sizes and thread counts, one child process
+//! per run so that each peak memory is its own; each prints particle-steps/s, steps/s,
+//! ns per contact, memory and the time per phase.
+//! - settle: the settle benchmark scene (the team's `bench/README.md`: monodisperse
+//!   spheres on a simple-cubic lattice with seeded random velocities, six walls, LAMMPS'
+//!   `gran/hooke/history` law);
+//! - rocks: a pour of convex polyhedra in its dense phase ([`crate::bench_rocks`]).
 
 use dem_core::scene::Scene;
 use dem_core::{DemError, PluginSet, Simulation};
@@ -51,10 +53,19 @@ pub fn scene_text(n: u64, steps: u64) -> Result<String, DemError> {
     ))
 }
 
+/// The scene of a section.
+#[derive(clap::ValueEnum, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    /// Spheres settling from a lattice (1000, 10000, 100000).
+    Settle,
+    /// A pour of rocks (convex polyhedra) in its dense phase.
+    Rocks,
+}
+
 /// What one run measured.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Measured {
-    /// Spheres.
+    /// Bodies (spheres or rocks).
     pub n: u64,
     /// Worker threads.
     pub threads: usize,
@@ -112,11 +123,23 @@ fn bytes_per_particle(sim: &Simulation) -> f64 {
         + sim.order.bytes_per_particle()) as f64
 }
 
-/// Runs one size in this process (inside the caller's thread pool) and measures it.
-pub fn run_one(n: u64, steps: u64, plugins: &PluginSet) -> Result<Measured, DemError> {
-    let text = scene_text(n, steps)?;
-    let scene = Scene::parse(&text, Path::new("bench-settle.ron"))?;
+/// Runs one size of `section` in this process (inside the caller's thread pool) and
+/// measures it.
+pub fn run_one(
+    section: Section,
+    n: u64,
+    steps: u64,
+    plugins: &PluginSet,
+) -> Result<Measured, DemError> {
+    let (text, file) = match section {
+        Section::Settle => (scene_text(n, steps)?, "bench-settle.ron"),
+        Section::Rocks => (crate::bench_rocks::scene_text(n, steps)?, "bench-rocks.ron"),
+    };
+    let scene = Scene::parse(&text, Path::new(file))?;
     let mut sim = Simulation::new(scene, plugins)?;
+    if section == Section::Rocks {
+        crate::bench_rocks::stir(&mut sim);
+    }
     let start = Instant::now();
     sim.run_steps(steps)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -136,22 +159,71 @@ pub fn run_one(n: u64, steps: u64, plugins: &PluginSet) -> Result<Measured, DemE
     })
 }
 
-/// Runs every (size, threads) pair in a child process of this executable and prints the
-/// table.
-pub fn run_all(sizes: &[u64], threads: &[usize], steps: u64) -> Result<(), DemError> {
-    for &n in sizes {
+/// What `dem bench` runs: per section, the sizes and the steps per run.
+pub struct Plan {
+    /// The sections, in order.
+    pub sections: Vec<Section>,
+    /// Spheres of the settle section's runs.
+    pub sizes: Vec<u64>,
+    /// Steps of each settle run.
+    pub steps: u64,
+    /// Rocks of the rocks section's runs.
+    pub rocks: Vec<u64>,
+    /// Steps of each rocks run.
+    pub rock_steps: u64,
+    /// Thread counts.
+    pub threads: Vec<usize>,
+}
+
+/// Runs every (section, size, threads) of `plan` in a child process of this executable
+/// and prints one table per section.
+pub fn run_all(plan: &Plan) -> Result<(), DemError> {
+    for &n in &plan.sizes {
         lattice(n)?;
     }
+    for &n in &plan.rocks {
+        crate::bench_rocks::scene_text(n, 1)?;
+    }
+    for (k, &section) in plan.sections.iter().enumerate() {
+        if k > 0 {
+            println!();
+        }
+        let (sizes, steps) = match section {
+            Section::Settle => {
+                println!(
+                    "settle benchmark, {} steps (dt 1.6e-6 s) from the lattice; LAMMPS on \
+                     this machine kind: ~1.4e7 particle-steps/s at N = 10,000 (1 core)",
+                    plan.steps
+                );
+                (&plan.sizes, plan.steps)
+            }
+            Section::Rocks => {
+                println!(
+                    "rocks benchmark (polyhedra), {} steps: rocks of scenes/rocks.ron at a \
+                     bounding-sphere fraction of 0.35, random velocities up to 2 m/s, \
+                     gravity; N = rocks, contacts = mean live contacts per step",
+                    plan.rock_steps
+                );
+                (&plan.rocks, plan.rock_steps)
+            }
+        };
+        table(section, sizes, &plan.threads, steps)?;
+    }
+    Ok(())
+}
+
+/// One section's table: a child process per (size, threads).
+fn table(section: Section, sizes: &[u64], threads: &[usize], steps: u64) -> Result<(), DemError> {
     let exe = std::env::current_exe()
         .map_err(|e| DemError::Scene(format!("cannot find the dem executable: {e}")))?;
     println!(
-        "settle benchmark, {steps} steps (dt 1.6e-6 s) from the lattice; LAMMPS on this \
-         machine kind: ~1.4e7 particle-steps/s at N = 10,000 (1 core)"
+        "{:>7} {:>3} | {:>11} {:>8} {:>10} {:>8} | {:>8} {:>6} {:>6} {:>6} | phases %: broad geom law gather integ",
+        "N", "thr", "p-steps/s", "steps/s", "ns/contact", "contacts", "peak MB", "B/part", "B/slot", "B/cont"
     );
-    println!(
-        "{:>7} {:>3} | {:>11} {:>8} {:>10} | {:>8} {:>6} {:>6} {:>6} | phases %: broad geom law gather integ",
-        "N", "thr", "p-steps/s", "steps/s", "ns/contact", "peak MB", "B/part", "B/slot", "B/cont"
-    );
+    let name = match section {
+        Section::Settle => "settle",
+        Section::Rocks => "rocks",
+    };
     for &n in sizes {
         for &t in threads {
             let out = Command::new(&exe)
@@ -159,6 +231,8 @@ pub fn run_all(sizes: &[u64], threads: &[usize], steps: u64) -> Result<(), DemEr
                     "bench",
                     "--one",
                     &n.to_string(),
+                    "--sections",
+                    name,
                     "--steps",
                     &steps.to_string(),
                     "--threads",
@@ -168,22 +242,25 @@ pub fn run_all(sizes: &[u64], threads: &[usize], steps: u64) -> Result<(), DemEr
                 .map_err(|e| DemError::Scene(format!("cannot run {}: {e}", exe.display())))?;
             if !out.status.success() {
                 return Err(DemError::Scene(format!(
-                    "bench run N = {n}, {t} threads failed: {}",
+                    "bench run {name} N = {n}, {t} threads failed: {}",
                     String::from_utf8_lossy(&out.stderr).trim()
                 )));
             }
             let m: Measured = serde_json::from_slice(&out.stdout).map_err(|e| {
-                DemError::Scene(format!("bench run N = {n}, {t} threads: bad report: {e}"))
+                DemError::Scene(format!(
+                    "bench run {name} N = {n}, {t} threads: bad report: {e}"
+                ))
             })?;
             let total: f64 = m.phases.iter().sum::<f64>().max(f64::MIN_POSITIVE);
             let pct = m.phases.map(|x| 100.0 * x / total);
             println!(
-                "{:>7} {:>3} | {:>11.3e} {:>8.1} {:>10.1} | {:>8.1} {:>6.0} {:>6.0} {:>6.0} | {:5.1} {:4.1} {:4.1} {:5.1} {:5.1}",
+                "{:>7} {:>3} | {:>11.3e} {:>8.1} {:>10.1} {:>8.0} | {:>8.1} {:>6.0} {:>6.0} {:>6.0} | {:5.1} {:4.1} {:4.1} {:5.1} {:5.1}",
                 m.n,
                 m.threads,
                 m.n as f64 * m.steps as f64 / m.seconds,
                 m.steps as f64 / m.seconds,
                 1e9 * m.seconds / (m.contact_steps.max(1) as f64),
+                m.contact_steps as f64 / m.steps.max(1) as f64,
                 m.peak_rss as f64 / 1e6,
                 m.bytes_per_particle,
                 m.bytes_per_slot,

@@ -2,6 +2,7 @@
 //! plugins, or test a law.
 
 mod bench;
+mod bench_rocks;
 mod catalogue;
 mod inspect;
 mod law_test;
@@ -82,20 +83,30 @@ enum Command {
         /// Checkpoint file.
         checkpoint: PathBuf,
     },
-    /// Run the settle benchmark scene and print particle-steps/s, ns per contact, memory
-    /// and the time per phase, for each size and thread count.
+    /// Run the benchmark scenes (spheres settling from a lattice; a pour of rocks) and
+    /// print particle-steps/s, ns per contact, memory and the time per phase, for each
+    /// size and thread count.
     Bench {
-        /// Numbers of spheres (1000, 10000, 100000).
+        /// Sections to run: settle (spheres), rocks (polyhedra).
+        #[arg(long, value_delimiter = ',', default_value = "settle,rocks")]
+        sections: Vec<bench::Section>,
+        /// Numbers of spheres of the settle section (1000, 10000, 100000).
         #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
         sizes: Vec<u64>,
-        /// Steps per run (from the lattice; the full scene runs 20000).
+        /// Steps per settle run (from the lattice; the full scene runs 20000).
         #[arg(long, default_value_t = 2000)]
         steps: u64,
+        /// Numbers of rocks of the rocks section.
+        #[arg(long, value_delimiter = ',', default_value = "10000")]
+        rocks: Vec<u64>,
+        /// Steps per rocks run.
+        #[arg(long, default_value_t = 300)]
+        rock_steps: u64,
         /// Thread counts.
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
-        /// Run one size in this process and print its measurement as JSON (used by the
-        /// table's child processes).
+        /// Run one size of the first of `sections` in this process and print its
+        /// measurement as JSON (used by the tables' child processes).
         #[arg(long, hide = true)]
         one: Option<u64>,
     },
@@ -406,22 +417,34 @@ fn main() -> ExitCode {
             .map(|()| ExitCode::SUCCESS),
         Command::Inspect { checkpoint } => inspect::print(checkpoint).map(|()| ExitCode::SUCCESS),
         Command::Bench {
+            sections,
             sizes,
             steps,
+            rocks,
+            rock_steps,
             threads,
             one,
         } => match one {
             Some(n) => load_plugins(&cli.plugin, None)
                 .and_then(|set| {
+                    let section = sections.first().copied().unwrap_or(bench::Section::Settle);
                     in_pool(threads.first().copied(), || {
-                        bench::run_one(*n, *steps, &set)
+                        bench::run_one(section, *n, *steps, &set)
                     })?
                 })
                 .map(|m| {
                     println!("{}", serde_json::to_string(&m).unwrap_or_default());
                     ExitCode::SUCCESS
                 }),
-            None => bench::run_all(sizes, threads, *steps).map(|()| ExitCode::SUCCESS),
+            None => bench::run_all(&bench::Plan {
+                sections: sections.clone(),
+                sizes: sizes.clone(),
+                steps: *steps,
+                rocks: rocks.clone(),
+                rock_steps: *rock_steps,
+                threads: threads.clone(),
+            })
+            .map(|()| ExitCode::SUCCESS),
         },
     };
     match result {

@@ -18,7 +18,12 @@ pub struct GeomEntry {
     pub functor: Cg2Box,
     /// Contact terms per pair (1 for most functors; see `FunctorInfo::features`).
     pub features: u8,
+    /// Slots of the functor's pair cache (`Cg2Functor::cache_len`; 0: none).
+    pub cache_len: usize,
 }
+
+/// Largest pair cache a geometry functor may ask for, values per pair.
+const MAX_CACHE_LEN: u32 = 64;
 
 /// A law in use (one per law choice of the scene).
 pub struct LawEntry {
@@ -186,11 +191,21 @@ impl Dispatch {
                             )))
                         }
                     };
+                    let cache_len = match functor.cache_len() {
+                        n @ 0..=MAX_CACHE_LEN => n as usize,
+                        n => {
+                            return Err(scene.error(format!(
+                                "geometry functor {name} (plugin {plugin}) asks for a pair \
+                                 cache of {n} values; at most {MAX_CACHE_LEN} are supported"
+                            )))
+                        }
+                    };
                     geoms.push(GeomEntry {
                         name,
                         plugin,
                         functor,
                         features,
+                        cache_len,
                     });
                     geoms.len() - 1
                 }

@@ -28,6 +28,7 @@
 //! the true branch vectors from each centroid to the contact point for the relative
 //! velocity.
 
+pub mod cache;
 pub mod clip;
 pub mod epsilon;
 pub mod facet;
@@ -141,6 +142,37 @@ impl Geometry for PolyPoly {
         distance: f64,
         feature: u32,
     ) -> Result<Option<RawGeom>, String> {
+        self.term_with(b1, b2, distance, feature, None)
+    }
+
+    /// The pair cache ([`cache`]): the unit direction, world frame, along which the
+    /// bodies were last found apart (zero: none).
+    const CACHE_LEN: usize = cache::LEN;
+
+    fn try_term_cached(
+        &self,
+        b1: &BodyView<'_>,
+        b2: &BodyView<'_>,
+        distance: f64,
+        feature: u32,
+        cache: &mut [f64],
+    ) -> Result<Option<RawGeom>, String> {
+        self.term_with(b1, b2, distance, feature, Some(cache))
+    }
+}
+
+impl PolyPoly {
+    /// The pair's term, with the pair cache when given (the same result either way):
+    /// exact rejections first (bounding spheres, the cached separating direction, the
+    /// line of centres), then the full computation.
+    fn term_with(
+        &self,
+        b1: &BodyView<'_>,
+        b2: &BodyView<'_>,
+        distance: f64,
+        feature: u32,
+        cache: Option<&mut [f64]>,
+    ) -> Result<Option<RawGeom>, String> {
         let (Some(s1), Some(s2)) = (b1.shape.polyhedron(), b2.shape.polyhedron()) else {
             return Err("not a pair of polyhedra".into());
         };
@@ -153,16 +185,27 @@ impl Geometry for PolyPoly {
             return Ok(None);
         }
         let eps = self.geometric_epsilon.unwrap_or(self.epsilon * size);
-        // Exact rejection by the gap along the line of centres, a lower bound of the
-        // distance: beyond the interaction distance and epsilon by a margin far above
-        // the round-off of it and of GJK, the full computation below is certain to
-        // find the bodies apart beyond both and to return `None`.
-        let gap = support::centre_line_gap(s1, (&b1.pos, &b1.ori), s2, (&b2.pos, &b2.ori));
+        // Exact rejection by the gap along a direction, a lower bound of the distance:
+        // beyond the interaction distance and epsilon by a margin far above the
+        // round-off of it and of GJK, the full computation below is certain to find the
+        // bodies apart beyond both and to return `None`. The direction is the one cached
+        // from the pair's last GJK call, if any, then the line of centres.
         let margin = CULL_MARGIN * (size + b1.pos.na().norm() + b2.pos.na().norm());
-        if gap.is_some_and(|g| g > distance.max(eps) + margin) {
+        let beyond = |gap: f64| gap > distance.max(eps) + margin;
+        let (p1, p2) = ((&b1.pos, &b1.ori), (&b2.pos, &b2.ori));
+        let cached = cache.as_deref().and_then(cache::direction);
+        if cached.is_some_and(|n| beyond(support::gap_along(s1, p1, s2, p2, &n))) {
             return Ok(None);
         }
-        self.full_term(b1, b2, distance, eps)
+        if support::centre_line_gap(s1, p1, s2, p2).is_some_and(beyond) {
+            return Ok(None);
+        }
+        let mut apart = None;
+        let found = self.full_term(b1, b2, distance, eps, &mut apart);
+        if let Some(cache) = cache {
+            cache::store(cache, apart);
+        }
+        found
     }
 }
 
@@ -173,14 +216,16 @@ const CULL_MARGIN: f64 = 1e-9;
 
 impl PolyPoly {
     /// The pair's term from the posed bodies (intersection, or GJK distance when
-    /// apart), without the centre-line rejection: `eps` is the absolute geometric
-    /// epsilon (m).
+    /// apart), without the rejections: `eps` is the absolute geometric epsilon (m).
+    /// When GJK finds the bodies apart, `apart` receives the unit direction from the
+    /// closest point of body 1 to that of body 2.
     fn full_term(
         &self,
         b1: &BodyView<'_>,
         b2: &BodyView<'_>,
         distance: f64,
         eps: f64,
+        apart: &mut Option<Vector3<f64>>,
     ) -> Result<Option<RawGeom>, String> {
         let (Some(s1), Some(s2)) = (b1.shape.polyhedron(), b2.shape.polyhedron()) else {
             return Err("not a pair of polyhedra".into());
@@ -232,10 +277,14 @@ impl PolyPoly {
                 point_a,
                 point_b,
             }) => {
-                if d >= distance || d <= 0.0 {
+                if d <= 0.0 {
                     return Ok(None);
                 }
                 let n = (point_b - point_a) / d;
+                *apart = Some(n);
+                if d >= distance {
+                    return Ok(None);
+                }
                 let mid = dem_api::nalgebra::center(&point_a, &point_b);
                 Ok(Some(raw(mid, n.into(), d, 0.0)))
             }
@@ -399,12 +448,79 @@ mod tests {
                 } else {
                     let size = r1.bounding_radius + r2.bounding_radius;
                     let eps = f.geometric_epsilon.unwrap_or(f.epsilon * size);
-                    f.full_term(&b1, &b2, distance, eps)
+                    f.full_term(&b1, &b2, distance, eps, &mut None)
                 };
                 // Debug of f64 round-trips: equal strings are equal bits.
                 format!("{out:?}")
             })
             .collect()
+    }
+
+    /// Pairs moving through approach, contact and separation step by step, with the pair
+    /// cache carried from call to call as the solver does: every result is bitwise that
+    /// of the uncached call, and the cached direction does reject pairs.
+    #[test]
+    fn the_pair_cache_changes_no_result() {
+        let (shapes, _) = rock_poses(0);
+        let mut hits = 0;
+        for definition in [Definition::Potential, Definition::Solfec] {
+            let f = PolyPoly::new(Params {
+                definition,
+                ..Params::default()
+            })
+            .unwrap();
+            for pair in 0..24 {
+                let (r1, r2) = unsafe {
+                    (
+                        shapes[pair % shapes.len()].record(),
+                        shapes[(pair / 2) % shapes.len()].record(),
+                    )
+                };
+                let t = pair as f64;
+                let dir =
+                    Vector3::new((1.3 * t).sin(), (0.7 * t).cos(), (2.1 * t).sin()).normalize();
+                let mut cache = [0.0; cache::LEN];
+                for step in 0..120 {
+                    let s = step as f64 / 120.0;
+                    // From 1.6 apart to 0.6 (overlapping) and back, turning.
+                    let d = 0.6 + 1.0 * (2.0 * s - 1.0).powi(2);
+                    let turn = |a: f64| {
+                        let u = dem_api::nalgebra::UnitQuaternion::from_scaled_axis(
+                            Vector3::new(0.3, -0.2, 0.5) * a,
+                        );
+                        Quat {
+                            i: u.i,
+                            j: u.j,
+                            k: u.k,
+                            w: u.w,
+                        }
+                    };
+                    let p2 = dir * d + Vector3::new(10.0, -3.0, 2.0);
+                    let body = |pos, ori, rec| BodyView {
+                        pos,
+                        ori,
+                        vel: Vec3::ZERO,
+                        angvel: Vec3::ZERO,
+                        shape: ShapeView::of_polyhedron(rec),
+                    };
+                    let b1 = body(Vec3::new(10.0, -3.0, 2.0), turn(0.4 * s + t), &r1);
+                    let b2 = body(Vec3::new(p2.x, p2.y, p2.z), turn(1.5 * s - t), &r2);
+                    for distance in [0.0, 0.02] {
+                        let before = cache::direction(&cache);
+                        let with = f.try_term_cached(&b1, &b2, distance, 0, &mut cache);
+                        let without = f.try_term(&b1, &b2, distance, 0);
+                        assert_eq!(format!("{with:?}"), format!("{without:?}"), "{pair} {step}");
+                        let p = ((&b1.pos, &b1.ori), (&b2.pos, &b2.ori));
+                        if before.is_some_and(|n| {
+                            support::gap_along(&r1, p.0, &r2, p.1, &n) > distance + 1e-6
+                        }) {
+                            hits += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(hits > 200, "{hits} pairs rejected by the cached direction");
     }
 
     #[test]

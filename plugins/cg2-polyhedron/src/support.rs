@@ -34,8 +34,20 @@ pub fn centre_line_gap(
     if len.is_nan() || len <= 0.0 {
         return None;
     }
-    let n = d / len;
-    let (_, hi1) = extent(s1, pos1, ori1, &n);
-    let (lo2, _) = extent(s2, pos2, ori2, &n);
-    Some(lo2 - hi1)
+    Some(gap_along(s1, (pos1, ori1), s2, (pos2, ori2), &(d / len)))
+}
+
+/// Gap (m) between the shadows of two posed polyhedra on the world direction `n`
+/// (unit, pointing from the first body to the second): a lower bound of their distance,
+/// negative when the shadows overlap.
+pub fn gap_along(
+    s1: &PolyhedronShape,
+    (pos1, ori1): (&Vec3, &Quat),
+    s2: &PolyhedronShape,
+    (pos2, ori2): (&Vec3, &Quat),
+    n: &Vector3<f64>,
+) -> f64 {
+    let (_, hi1) = extent(s1, pos1, ori1, n);
+    let (lo2, _) = extent(s2, pos2, ori2, n);
+    lo2 - hi1
 }

@@ -59,7 +59,66 @@ impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
     fn geom_batch(
         &self,
         batch: &GeomBatch<'_>,
+        out: RSliceMut<'_, RawGeom>,
+    ) -> RResult<(), CallError> {
+        self.terms(batch, out, |_, b1, b2, distance, feature| {
+            self.0.try_term(b1, b2, distance, feature)
+        })
+    }
+
+    fn cache_len(&self) -> u32 {
+        G::CACHE_LEN as u32
+    }
+
+    fn geom_batch_cached(
+        &self,
+        batch: &GeomBatch<'_>,
+        mut cache: StateColumns<'_>,
+        out: RSliceMut<'_, RawGeom>,
+    ) -> RResult<(), CallError> {
+        let k = G::CACHE_LEN;
+        if k == 0 {
+            return self.geom_batch(batch, out);
+        }
+        if !cache.fits(batch.len(), k) {
+            return RErr(malformed("pairs and cache"));
+        }
+        let mut local = [0.0; LOCAL_SLOTS];
+        if k > LOCAL_SLOTS {
+            return RErr(CallError {
+                index: u64::MAX,
+                message: format!("a pair cache of {k} slots (at most {LOCAL_SLOTS})").into(),
+            });
+        }
+        self.terms(batch, out, |i, b1, b2, distance, feature| {
+            let row = &mut local[..k];
+            for (j, s) in row.iter_mut().enumerate() {
+                *s = cache.values[cache.index(i, j)];
+            }
+            let found = self.0.try_term_cached(b1, b2, distance, feature, row);
+            for (j, &s) in row.iter().enumerate() {
+                let at = cache.index(i, j);
+                cache.values[at] = s;
+            }
+            found
+        })
+    }
+}
+
+impl<G: Geometry> GeometryAdapter<G> {
+    /// Runs `term(i, b1, b2, distance, feature)` on every pair `i` of `batch` into `out`,
+    /// with the checks of the batch and the capture of panics and errors.
+    fn terms(
+        &self,
+        batch: &GeomBatch<'_>,
         mut out: RSliceMut<'_, RawGeom>,
+        mut term: impl FnMut(
+            usize,
+            &crate::BodyView<'_>,
+            &crate::BodyView<'_>,
+            f64,
+            u32,
+        ) -> Result<Option<RawGeom>, String>,
     ) -> RResult<(), CallError> {
         let n = batch.len();
         if out.len() != n || batch.features.len() != n || !batch.bodies.consistent() {
@@ -77,7 +136,7 @@ impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
                     return;
                 };
                 let feature = batch.features[i];
-                *o = match self.0.try_term(&b1, &b2, batch.distance, feature) {
+                *o = match term(i, &b1, &b2, batch.distance, feature) {
                     Ok(Some(g)) => RawGeom { touching: 1, ..g },
                     Ok(None) => RawGeom::default(),
                     Err(message) => {

@@ -103,6 +103,27 @@ pub trait Geometry: Send + Sync + Sized + 'static {
     ) -> Result<Option<RawGeom>, String> {
         Ok(self.term(b1, b2, distance, feature))
     }
+
+    /// Slots of the pair cache (see [`crate::Cg2Functor::cache_len`]): `f64` values kept
+    /// per candidate pair and term from call to call. Default 0 (no cache).
+    const CACHE_LEN: usize = 0;
+
+    /// [`Geometry::try_term`] with the pair's cache (`CACHE_LEN` values, all zero for a
+    /// new pair or whenever the solver has dropped the cache). It must return bitwise
+    /// what `try_term` returns, whatever `cache` holds: the cache may only make it faster.
+    /// The default ignores the cache.
+    #[inline(always)]
+    fn try_term_cached(
+        &self,
+        b1: &BodyView<'_>,
+        b2: &BodyView<'_>,
+        distance: f64,
+        feature: u32,
+        cache: &mut [f64],
+    ) -> Result<Option<RawGeom>, String> {
+        let _ = cache;
+        self.try_term(b1, b2, distance, feature)
+    }
 }
 
 /// A per-contact law. Pure: all memory between steps lives in the `state` slots.

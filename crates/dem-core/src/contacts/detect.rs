@@ -32,6 +32,8 @@ struct Scratch {
     pairs: Vec<[u32; 2]>,
     features: Vec<u32>,
     out: Vec<RawGeom>,
+    /// The pair caches of the slots asked, gathered.
+    cache: Vec<f64>,
 }
 
 impl Scratch {
@@ -50,10 +52,12 @@ pub(super) struct Buffers(PerWorker<Scratch>);
 
 /// The new contacts of this step: (slot index, geometry), in slot order, into `fresh`.
 /// `chunks` are runs of slots of one functor and law, all processed in one parallel loop;
-/// `found` holds one list per chunk (buffers kept from step to step).
+/// `found` holds one list per chunk (buffers kept from step to step). `cache` holds the
+/// slots' pair caches, `stride` values each (see [`super::pair_cache`]).
 pub(super) fn detect(
     cx: &StepContext<'_>,
     slots: &[Slot],
+    (cache, stride): (&mut [f64], usize),
     chunks: &[Range<usize>],
     found: &mut Vec<Vec<(u32, RawGeom)>>,
     fresh: &mut Vec<(u32, RawGeom)>,
@@ -66,15 +70,24 @@ pub(super) fn detect(
         found.resize_with(chunks.len(), Vec::new);
     }
     let outs = Parts::new(&mut found[..chunks.len()]);
+    let stride = if cache.len() == slots.len() * stride {
+        stride
+    } else {
+        0
+    };
+    let caches = Parts::new(cache);
     let first = FirstError::new();
     cx.team.claim_each(chunks.len(), |k| {
         // SAFETY: each chunk is claimed once.
         let out = &mut unsafe { outs.take(k..k + 1) }[0];
         out.clear();
         let r = chunks[k].clone();
+        // SAFETY: the chunks' slot ranges are disjoint.
+        let cache = unsafe { caches.take(r.start * stride..r.end * stride) };
         let found = kept.with(|scratch| {
             scratch.room();
-            detect_chunk(cx, &slots[r.clone()], r.start, scratch, out)
+            let slots = (&slots[r.clone()], r.start);
+            detect_chunk(cx, slots, (cache, stride), scratch, out)
         });
         if let Err(e) = found {
             first.keep(k, e);
@@ -90,11 +103,11 @@ pub(super) fn detect(
 }
 
 /// New contacts of one chunk of slots (all of one functor and law) starting at slot
-/// index `first`.
+/// index `first`, with their pair caches (`stride` values per slot).
 fn detect_chunk(
     cx: &StepContext<'_>,
-    slots: &[Slot],
-    first: usize,
+    (slots, first): (&[Slot], usize),
+    (cache, stride): (&mut [f64], usize),
     scratch: &mut Scratch,
     found: &mut Vec<(u32, RawGeom)>,
 ) -> Result<(), DemError> {
@@ -125,11 +138,29 @@ fn detect_chunk(
     }
     scratch.out.clear();
     scratch.out.resize(scratch.pairs.len(), RawGeom::default());
+    // The caches of the slots asked, gathered into one block and written back.
+    let cached = stride > 0 && geom.cache_len > 0;
+    scratch.cache.clear();
+    if cached {
+        for &i in &scratch.asked {
+            scratch
+                .cache
+                .extend_from_slice(&cache[i * stride..(i + 1) * stride]);
+        }
+    }
     let asked = (&scratch.pairs[..], &scratch.features[..], law.distance);
-    super::step::call_geometry(cx, geom, asked, &mut scratch.out, |k| {
-        let s = &slots[scratch.asked[k]];
+    let pair_cache = cached.then_some((&mut scratch.cache[..], stride));
+    let asked_slots = &scratch.asked;
+    super::step::call_geometry(cx, geom, asked, pair_cache, &mut scratch.out, |k| {
+        let s = &slots[asked_slots[k]];
         (s.a, s.b)
     })?;
+    if cached {
+        for (k, &i) in scratch.asked.iter().enumerate() {
+            cache[i * stride..(i + 1) * stride]
+                .copy_from_slice(&scratch.cache[k * stride..(k + 1) * stride]);
+        }
+    }
     for (k, &i) in scratch.asked.iter().enumerate() {
         let g = &scratch.out[k];
         if g.touching != 0 {

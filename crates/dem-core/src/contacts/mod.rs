@@ -39,6 +39,7 @@
 pub(crate) mod blocks;
 mod columns;
 mod detect;
+mod pair_cache;
 mod rebuild;
 mod saved;
 mod step;
@@ -206,6 +207,14 @@ pub struct Contacts {
     /// Do the law pass's counts of ended contacts per chunk (`gather.totals`) still
     /// describe the list (no rebuild, renumbering or failed step since)?
     ended_known: bool,
+    /// The geometry functors' pair caches (`Cg2Functor::cache_len`), `cache_stride`
+    /// values per slot in slot order, zero for a new slot; the detection hands them to
+    /// its calls. They change no result, only the time, so they are not saved in
+    /// checkpoints (see [`pair_cache`]).
+    cache: Vec<f64>,
+    cache_stride: usize,
+    /// Is the pair cache switched off ([`Contacts::set_pair_cache`])?
+    no_cache: bool,
     /// Buffers of the detection, kept from step to step.
     found: Vec<Vec<(u32, RawGeom)>>,
     fresh: Vec<(u32, RawGeom)>,
@@ -435,6 +444,7 @@ impl Contacts {
         detect::detect(
             cx,
             &self.slots,
+            (&mut self.cache, self.cache_stride),
             &self.chunks,
             &mut self.found,
             &mut fresh,

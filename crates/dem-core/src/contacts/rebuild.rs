@@ -26,7 +26,14 @@ impl Contacts {
             self.stride = stride;
             self.state = super::Blocks::rows(stride);
         }
-        // Free the old list before the new one is built, so that both never coexist.
+        // Free the old list before the new one is built, so that both never coexist
+        // (unless the pair caches are carried over to the new slots).
+        let cache_stride = self.cache_stride(d);
+        let old = if cache_stride > 0 && cache_stride == self.cache_stride {
+            std::mem::take(&mut self.slots)
+        } else {
+            Vec::new()
+        };
         self.slots = Vec::new();
         let mut slots = Vec::with_capacity(pairs.len());
         // Consecutive pairs mostly have the same shapes and materials: the last look-up
@@ -78,6 +85,8 @@ impl Contacts {
             }
         }
         slots.par_sort_unstable_by_key(Slot::key);
+        self.carry_cache(&old, &slots, cache_stride);
+        drop(old);
 
         for (k, c) in self.list.iter_mut().enumerate() {
             match slots.binary_search_by_key(&c.key(), Slot::key) {
@@ -161,6 +170,8 @@ impl Contacts {
     /// [`Contacts::renumber`], a [`Contacts::rebuild`] must follow.
     pub fn rename(&mut self, mut rename: impl FnMut(u32, u32) -> (u32, u32)) {
         self.ended_known = false;
+        // The slots' keys are stale: their caches start afresh.
+        self.cache.clear();
         for c in &mut self.list {
             let (a, b) = rename(c.a, c.b);
             if a < b {

@@ -13,7 +13,7 @@ use crate::l6geom::update::update_block;
 use crate::team::{FirstError, Parts};
 use crate::workers::{recycle, room, PerWorker};
 use abi_stable::std_types::RResult;
-use dem_api::{GeomBatch, LawOutput, RawGeom};
+use dem_api::{GeomBatch, LawOutput, RawGeom, StateColumns};
 use nalgebra::Vector3;
 
 fn call_error(
@@ -34,12 +34,14 @@ fn call_error(
 }
 
 /// Calls `geom` on the pairs of particles `pairs` (body 1, body 2) and their terms
-/// `features`, asking for the gap below `distance`; on failure names the pair `pair(k)` of
-/// the failing item.
+/// `features`, asking for the gap below `distance`, with the pairs' caches `cache`
+/// (values, values per pair) if any (see [`super::pair_cache`]); on failure names the
+/// pair `pair(k)` of the failing item.
 pub(super) fn call_geometry(
     cx: &StepContext<'_>,
     geom: &GeomEntry,
     (pairs, features, distance): (&[[u32; 2]], &[u32], f64),
+    cache: Option<(&mut [f64], usize)>,
     out: &mut [RawGeom],
     pair: impl Fn(usize) -> (u32, u32),
 ) -> Result<(), DemError> {
@@ -49,7 +51,18 @@ pub(super) fn call_geometry(
         features: features.into(),
         distance,
     };
-    if let RResult::RErr(e) = geom.functor.geom_batch(&batch, out.into()) {
+    let result = match cache {
+        Some((values, stride)) if geom.cache_len > 0 && stride >= geom.cache_len => {
+            let cache = StateColumns {
+                values: values.into(),
+                item_stride: stride as u64,
+                slot_stride: 1,
+            };
+            geom.functor.geom_batch_cached(&batch, cache, out.into())
+        }
+        _ => geom.functor.geom_batch(&batch, out.into()),
+    };
+    if let RResult::RErr(e) = result {
         let k = (e.index as usize).min(pairs.len() - 1);
         return Err(call_error(
             cx,
@@ -247,12 +260,12 @@ fn geometry_chunk(
         };
         if scratch.picked.len() == list.len() {
             // One functor for the whole chunk (the common case): straight into `raw`.
-            call_geometry(cx, geom, asked, raw, pair)?;
+            call_geometry(cx, geom, asked, None, raw, pair)?;
             continue;
         }
         scratch.out.clear();
         scratch.out.resize(scratch.pairs.len(), RawGeom::default());
-        call_geometry(cx, geom, asked, &mut scratch.out, pair)?;
+        call_geometry(cx, geom, asked, None, &mut scratch.out, pair)?;
         for (k, &i) in scratch.picked.iter().enumerate() {
             raw[i] = scratch.out[k];
         }

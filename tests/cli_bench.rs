@@ -1,0 +1,51 @@
+//! `dem bench`'s rocks section (the polyhedra benchmark): a small pour prints its table
+//! with contacts made and the phases summing to 100 %; a size outside the pour's range is
+//! refused by name.
+
+use dem_verification::cli::{dem, ok, refused};
+
+#[test]
+fn the_rocks_section_prints_its_table() {
+    let out = ok(&dem(&[
+        "bench",
+        "--sections",
+        "rocks",
+        "--rocks",
+        "300",
+        "--rock-steps",
+        "60",
+        "--threads",
+        "1",
+    ]));
+    println!("{out}");
+    assert!(
+        out.starts_with("rocks benchmark (polyhedra), 60 steps"),
+        "{out}"
+    );
+    let row = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("300 "))
+        .expect("a row for 300 rocks");
+    let cols: Vec<&str> = row.split('|').collect();
+    let rate: Vec<f64> = cols[1]
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    // particle-steps/s = N * steps/s; mean contacts.
+    assert!((rate[0] / (300.0 * rate[1]) - 1.0).abs() < 1e-3, "{row}");
+    assert!(rate[3] >= 1.0, "no contacts in the pour: {row}");
+    let phases: f64 = cols[3]
+        .split_whitespace()
+        .map(|x| x.parse::<f64>().unwrap())
+        .sum();
+    assert!(
+        (phases - 100.0).abs() < 0.5,
+        "phases sum to {phases}: {row}"
+    );
+}
+
+#[test]
+fn a_pour_of_one_rock_is_refused() {
+    let err = refused(&dem(&["bench", "--sections", "rocks", "--rocks", "1"]));
+    assert!(err.contains("bench rocks 1"), "{err}");
+}
