@@ -2,7 +2,6 @@
 //! plugins, or test a law.
 
 mod bench;
-mod catalogue;
 mod inspect;
 mod law_test;
 mod memory;
@@ -14,8 +13,9 @@ mod session;
 mod summary;
 
 use clap::{Args, Parser, Subcommand};
-// The run's output files are written by dem-core (shared with the Python module).
-use dem_core::output;
+// The run's output files and the plugin catalogue are dem-core's (shared with the Python
+// module).
+use dem_core::{catalogue, output};
 use dem_core::{Checkpoint, DemError, PluginSet, Scene, Simulation};
 use progress::Mode;
 use record::RunRecord;

@@ -9,6 +9,7 @@
 pub mod box_intersection;
 pub mod broadphase;
 pub mod c_plugin;
+pub mod catalogue;
 pub mod cell;
 pub mod cell_bins;
 pub mod checkpoint;
