@@ -166,35 +166,24 @@ impl PySimulation {
 
     /// Sets positions (m) of the particles `ids` (scene ids; all when None).
     #[pyo3(signature = (values, ids=None))]
-    fn set_positions(
-        &self,
-        py: Python<'_>,
-        values: &Bound<'_, PyAny>,
-        ids: Option<Vec<i64>>,
-    ) -> PyResult<()> {
-        self.set(py, Field::Position, values, ids)
+    fn set_positions(&self, values: &Bound<'_, PyAny>, ids: Option<Vec<i64>>) -> PyResult<()> {
+        self.set(Field::Position, values, ids)
     }
 
     /// Sets velocities (m/s, mid-step values) of the particles `ids` (all when None).
     #[pyo3(signature = (values, ids=None))]
-    fn set_velocities(
-        &self,
-        py: Python<'_>,
-        values: &Bound<'_, PyAny>,
-        ids: Option<Vec<i64>>,
-    ) -> PyResult<()> {
-        self.set(py, Field::Velocity, values, ids)
+    fn set_velocities(&self, values: &Bound<'_, PyAny>, ids: Option<Vec<i64>>) -> PyResult<()> {
+        self.set(Field::Velocity, values, ids)
     }
 
     /// Sets angular velocities (rad/s) of the particles `ids` (all when None).
     #[pyo3(signature = (values, ids=None))]
     fn set_angular_velocities(
         &self,
-        py: Python<'_>,
         values: &Bound<'_, PyAny>,
         ids: Option<Vec<i64>>,
     ) -> PyResult<()> {
-        self.set(py, Field::AngularVelocity, values, ids)
+        self.set(Field::AngularVelocity, values, ids)
     }
 
     /// The energy ledger now (J), as a dict of the columns of `energy.csv`.

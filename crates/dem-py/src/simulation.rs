@@ -182,13 +182,11 @@ impl PySimulation {
 
     pub(crate) fn set(
         &self,
-        py: Python<'_>,
         field: Field,
         values: &Bound<'_, PyAny>,
         ids: Option<Vec<i64>>,
     ) -> PyResult<()> {
         let rows = Self::rows3(values)?;
-        let _ = py;
         let mut g = self.lock()?;
         let added =
             state::set_vectors(&mut g.sim, field, ids.as_deref(), &rows).map_err(value_error)?;
