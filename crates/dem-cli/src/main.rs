@@ -3,11 +3,9 @@
 
 mod bench;
 mod bench_rocks;
-mod catalogue;
 mod inspect;
 mod law_test;
 mod memory;
-mod output;
 mod ownership;
 mod plot;
 mod progress;
@@ -16,6 +14,9 @@ mod session;
 mod summary;
 
 use clap::{Args, Parser, Subcommand};
+// The run's output files and the plugin catalogue are dem-core's (shared with the Python
+// module).
+use dem_core::{catalogue, output};
 use dem_core::{Checkpoint, DemError, PluginSet, Scene, Simulation};
 use progress::Mode;
 use record::RunRecord;
@@ -154,24 +155,7 @@ impl RunArgs {
 }
 
 fn load_plugins(extra: &[PathBuf], scene: Option<&Scene>) -> Result<PluginSet, DemError> {
-    let mut set = PluginSet::default();
-    if let Some(s) = scene {
-        let base = s.origin.parent().unwrap_or(Path::new("."));
-        for p in &s.plugins {
-            set.load(&base.join(p))?;
-        }
-    }
-    for p in extra {
-        if p.is_dir() {
-            set.scan(p);
-        } else {
-            set.load(p)?;
-        }
-    }
-    for d in PluginSet::default_dirs() {
-        set.scan(&d);
-    }
-    Ok(set)
+    PluginSet::for_run(scene, extra, &PluginSet::default_dirs())
 }
 
 fn prepare(scene: &Path, extra: &[PathBuf]) -> Result<Simulation, DemError> {

@@ -4,11 +4,12 @@
 //! the [`broadphase`], the [`contacts`] container and lifecycle, [`dispatch`] tables,
 //! the [`energy`] ledger, the [`reorder`]ing of particle storage, [`plugins`] loading and [`scene`] files, tied together by
 //! [`simulation::Simulation`]. The [`law_tester`] drives one contact through a prescribed
-//! motion; [`checkpoint`]s save and restore a run, [`vtk`] writes ParaView files.
+//! motion; [`checkpoint`]s save and restore a run, [`vtk`] writes ParaView files, [`output`] the files of a run (atomically).
 
 pub mod box_intersection;
 pub mod broadphase;
 pub mod c_plugin;
+pub mod catalogue;
 pub mod cell;
 pub mod cell_bins;
 pub mod checkpoint;
@@ -28,6 +29,7 @@ pub mod law_tester;
 pub mod mesh;
 pub mod motion;
 pub mod outlet;
+pub mod output;
 pub mod parallel;
 pub mod particles;
 pub mod plugins;

@@ -208,6 +208,35 @@ impl PluginSet {
         }
     }
 
+    /// Loads the libraries of a run, in this order: the scene's own `plugins` list (paths
+    /// relative to the scene file), each of `extra` (a directory: every library in it; a
+    /// file: that library, an error if it cannot be loaded), then every library in each of
+    /// `dirs` (see [`PluginSet::default_dirs`]).
+    pub fn for_run(
+        scene: Option<&crate::Scene>,
+        extra: &[PathBuf],
+        dirs: &[PathBuf],
+    ) -> Result<PluginSet, DemError> {
+        let mut set = PluginSet::default();
+        if let Some(s) = scene {
+            let base = s.origin.parent().unwrap_or(Path::new("."));
+            for p in &s.plugins {
+                set.load(&base.join(p))?;
+            }
+        }
+        for p in extra {
+            if p.is_dir() {
+                set.scan(p);
+            } else {
+                set.load(p)?;
+            }
+        }
+        for d in dirs {
+            set.scan(d);
+        }
+        Ok(set)
+    }
+
     /// The default plugin directories: the executable's own directory, then every entry of
     /// `DEM_PLUGIN_PATH` (separated like `PATH`).
     pub fn default_dirs() -> Vec<PathBuf> {

@@ -1,8 +1,9 @@
-//! `dem plugins`: every loaded functor with the shapes it serves, its parameters with
-//! units and defaults, and the libraries refused; as text or as JSON for tools.
+//! The plugin catalogue (`dem plugins`, and `dem.plugins()` in Python): every loaded
+//! functor with the shapes it serves, its parameters with units and defaults, and the
+//! libraries refused; as text or as JSON for tools.
 
+use crate::PluginSet;
 use dem_api::FunctorRole;
-use dem_core::PluginSet;
 use serde_json::{json, Value};
 
 /// The catalogue as JSON: `{"plugins": [{name, version, api_version, path, functors:

@@ -1,11 +1,13 @@
-//! Run outputs, each written atomically (temporary file, then rename): a killed process
-//! never leaves a half-written result, and an old file stays whole until its replacement is
-//! complete. Checkpoints are also made durable (fsync of the file before the rename and of
+//! Run outputs, shared by the `dem` command and the Python module: each written atomically
+//! (temporary file, then rename), so a killed process never leaves a half-written result,
+//! and an old file stays whole until its replacement is complete. Checkpoints are also made durable (fsync of the file before the rename and of
 //! the directory after it), so that they survive a machine crash too.
 
-use dem_core::energy::Ledger;
-use dem_core::stress::Stress;
-use dem_core::{vtk, DemError, Simulation};
+use crate::energy::Ledger;
+use crate::error::DemError;
+use crate::simulation::Simulation;
+use crate::stress::Stress;
+use crate::vtk;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -140,7 +142,7 @@ pub fn mesh_rows(step: u64, time: f64, sim: &Simulation) -> Vec<MeshRow> {
         .iter()
         .zip(sim.mesh_loads())
         .map(|(m, l)| {
-            let a = |v: dem_api::nalgebra::Vector3<f64>| [v.x, v.y, v.z];
+            let a = |v: nalgebra::Vector3<f64>| [v.x, v.y, v.z];
             (
                 step,
                 time,
@@ -209,7 +211,7 @@ pub fn has_polyhedra(sim: &Simulation) -> bool {
     sim.particles
         .shape
         .iter()
-        .any(|s| matches!(s, dem_core::particles::Shape::Polyhedron(_)))
+        .any(|s| matches!(s, crate::particles::Shape::Polyhedron(_)))
 }
 
 /// Writes `<stream>_<step>.vtu` for every stream at the state of `sim`, and rewrites each

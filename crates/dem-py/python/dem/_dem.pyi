@@ -1,0 +1,235 @@
+"""Type stubs and documentation of dem's compiled module (``dem._dem``, re-exported by ``dem``).
+
+Arrays are numpy copies of the solver's state, in scene-id order: row ``i`` is the ``i``-th
+body of the scene (walls and mesh facets included), whatever the order the solver stores
+them in. Units are SI. Changing a returned array changes nothing in the simulation: use
+the ``set_*`` methods.
+"""
+
+from os import PathLike
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+_Path = Union[str, PathLike]
+_Vectors = Union[npt.ArrayLike, Sequence[Sequence[float]]]
+
+__version__: str
+
+class Error(Exception):
+    """Base class of dem's errors; the message is the one the ``dem`` command prints."""
+
+class SceneError(Error):
+    """A scene that does not parse (``file:line:col`` and the field) or is inconsistent."""
+
+class PluginError(Error):
+    """A plugin library that cannot be loaded, or a functor that failed during a step
+    (plugin, functor, contact and step named)."""
+
+class CheckpointError(Error):
+    """A checkpoint that cannot be read, is corrupted, or does not fit its plugins or scene."""
+
+class StateError(Error):
+    """A run stopped by a guard: non-finite state or energy growth (particle and step named)."""
+
+def plugins(plugins: Optional[Sequence[_Path]] = None) -> Dict[str, Any]:
+    """The plugin catalogue, as ``dem plugins --json`` prints it: ``{"plugins": [{name,
+    version, api_version, path, functors: [{name, role, shapes, description, defaults,
+    params: [{name, unit, doc}]}]}], "refused": [{path, reason}]}``.
+
+    ``plugins``: more libraries, or directories of libraries, to load first (see
+    ``plugin_dirs`` for the ones scanned after them).
+    """
+
+def plugin_dirs(plugins: Optional[Sequence[_Path]] = None) -> List[Path]:
+    """The directories scanned for plugins after the scene's own ``plugins`` list and the
+    ``plugins`` argument: every directory of ``DEM_PLUGIN_PATH``; when that is unset and
+    ``plugins`` is empty, the ``target/release`` directory of the repository the module was
+    built from (where ``cargo build --release --workspace`` puts the plugins)."""
+
+class Simulation:
+    """A scene turned into particles and contact functors, advanced step by step.
+
+    Build one with :meth:`load`, :meth:`from_ron` or :meth:`resume`. Not thread-safe
+    for concurrent runs: a second thread's call waits for the running chunk of steps.
+    """
+
+    @staticmethod
+    def load(
+        path: _Path, plugins: Optional[Sequence[_Path]] = None, threads: Optional[int] = None
+    ) -> "Simulation":
+        """Loads the scene file ``path`` (RON, see docs/scenes.md) and its plugins.
+
+        ``plugins``: libraries or directories to load besides the scene's own list (then
+        ``plugin_dirs()``). ``threads``: worker threads (default: one per core); results
+        do not depend on it. Raises ``SceneError``, ``PluginError``, ``FileNotFoundError``.
+        """
+
+    @staticmethod
+    def from_ron(
+        text: str,
+        base_dir: _Path = ".",
+        name: str = "scene.ron",
+        plugins: Optional[Sequence[_Path]] = None,
+        threads: Optional[int] = None,
+    ) -> "Simulation":
+        """Builds a simulation from scene text. Relative paths in the scene (meshes, CSV
+        files, plugins) start at ``base_dir``; errors name ``base_dir/name``."""
+
+    @staticmethod
+    def resume(
+        checkpoint: _Path, plugins: Optional[Sequence[_Path]] = None, threads: Optional[int] = None
+    ) -> "Simulation":
+        """Goes on with a checkpointed run: one written by :meth:`checkpoint` (with the
+        gravity and servo settings set from Python, and the energy rows), or by ``dem run
+        --checkpoint-every`` (energy rows start anew). Raises ``CheckpointError`` when the
+        checkpoint is damaged or does not fit its plugins or scene."""
+
+    def run(
+        self,
+        steps: Optional[int] = None,
+        time: Optional[float] = None,
+        until: Optional[Callable[["Simulation"], bool]] = None,
+        every: Optional[int] = None,
+        callback: Optional[Callable[["Simulation"], Any]] = None,
+    ) -> int:
+        """Advances the simulation; returns the number of steps done.
+
+        Runs ``steps`` steps, or ``time`` seconds of simulated time, whichever ends first;
+        with neither, to the scene's end (``end_step``). ``callback(sim)`` is called, and
+        ``until(sim)`` asked (the run stops when it returns true), every ``every`` steps
+        (default: the scene's ``output.every``) counted from this call's first step.
+
+        The GIL is released while stepping: other Python threads run. Ctrl-C raises
+        ``KeyboardInterrupt`` between two steps (within about 50 ms), leaving a whole
+        state that can be read, checkpointed or run on. A failing step raises
+        ``PluginError`` or ``StateError``; the state is then that of the failed step.
+        """
+
+    def checkpoint(self, path: _Path) -> None:
+        """Writes a checkpoint of the state now, atomically and durably (see the README's
+        "Checkpoints and resume"). Resume it with :meth:`resume`."""
+
+    def write_vtk(self, dir: _Path) -> None:
+        """Writes a VTK frame of the state now into ``dir`` (``particles_<step>.vtu``,
+        ``contacts_…``, ``walls_…``, ``polyhedra_…`` with polyhedra) and rewrites the
+        ``.pvd`` collections there to list every frame this object wrote into ``dir``."""
+
+    def write_particles_csv(self, dir: _Path) -> Path:
+        """Writes ``particles.csv`` (the state now, as ``dem run`` writes it at its end)
+        into ``dir``; returns its path."""
+
+    def write_energy_csv(self, dir: _Path) -> Path:
+        """Writes ``energy.csv`` (the ledger at the output steps so far, as ``dem run``
+        writes it) into ``dir``; returns its path."""
+
+    def __len__(self) -> int:
+        """Number of particles, walls and mesh facets included."""
+
+    step: int
+    """Steps done."""
+    end_step: int
+    """The step at which the scene's duration ends (or a stop condition ended it)."""
+    time: float
+    """Time t, s."""
+    dt: float
+    """Time step, s."""
+    critical_dt: float
+    """Critical time step estimate, s."""
+    scene_path: Path
+    """The scene file (or ``base_dir/name`` of ``from_ron``)."""
+    gravity: List[float]
+    """Gravity, m/s^2. Setting it (a finite [x, y, z]) books the change of potential
+    energy as work done on the particles and is kept in checkpoints."""
+
+    @property
+    def positions(self) -> npt.NDArray[np.float64]:
+        """Positions, m: (n, 3)."""
+    @property
+    def velocities(self) -> npt.NDArray[np.float64]:
+        """Velocities, m/s: (n, 3); the leap-frog mid-step values v(t - dt/2)."""
+    @property
+    def angular_velocities(self) -> npt.NDArray[np.float64]:
+        """Angular velocities, rad/s: (n, 3)."""
+    @property
+    def orientations(self) -> npt.NDArray[np.float64]:
+        """Orientations as unit quaternions (x, y, z, w), scalar last: (n, 4)."""
+    @property
+    def forces(self) -> npt.NDArray[np.float64]:
+        """Forces of the last step (contacts and gravity), N: (n, 3)."""
+    @property
+    def torques(self) -> npt.NDArray[np.float64]:
+        """Torques of the last step, N m: (n, 3)."""
+    @property
+    def radii(self) -> npt.NDArray[np.float64]:
+        """Bounding radii, m: (n,); infinite for walls and facets."""
+    @property
+    def masses(self) -> npt.NDArray[np.float64]:
+        """Masses, kg: (n,); infinite for walls, facets and fixed bodies."""
+    @property
+    def materials(self) -> npt.NDArray[np.uint32]:
+        """Material indices into ``material_names``: (n,)."""
+    @property
+    def ids(self) -> npt.NDArray[np.int64]:
+        """Scene ids of the rows of the per-particle arrays: 0 to n - 1, unless inlets
+        inserted particles (their ids follow the scene's, in order of insertion) or outlets
+        removed some (their ids are missing): (n,)."""
+    @property
+    def material_names(self) -> List[str]:
+        """The scene's material names, in index order (sorted by name)."""
+    @property
+    def kinds(self) -> npt.NDArray[np.str_]:
+        """Shape kinds: "Sphere", "Wall", "Facet" or "Polyhedron": (n,)."""
+    @property
+    def ledger(self) -> Dict[str, float]:
+        """The energy ledger of the last step, J: the columns of ``energy.csv``
+        (kinetic, rotational, potential, elastic, friction, damping, nonviscous,
+        boundary_work, total)."""
+
+    def set_positions(self, values: _Vectors, ids: Optional[Sequence[int]] = None) -> None:
+        """Sets the positions (m) of the particles ``ids`` (scene ids; every particle when
+        None), one [x, y, z] per particle. Raises ``ValueError`` naming the particle for a
+        non-finite value, an unknown or repeated id, a wrong shape, or a particle moved by
+        a prescribed motion or part of a mesh (unless its value is unchanged). The change
+        of potential energy is booked as work done on the particles."""
+    def set_velocities(self, values: _Vectors, ids: Optional[Sequence[int]] = None) -> None:
+        """Sets the velocities (m/s, the mid-step values) of the particles ``ids``; checked
+        as :meth:`set_positions`. The change of kinetic energy is booked as work done on
+        the particles (to within m g dt |dv| / 2 of the leap-frog ledger)."""
+    def set_angular_velocities(
+        self, values: _Vectors, ids: Optional[Sequence[int]] = None
+    ) -> None:
+        """Sets the angular velocities (rad/s) of the particles ``ids``; checked as
+        :meth:`set_positions`."""
+
+    def energy(self, dataframe: Optional[bool] = None) -> Any:
+        """The ledger at the output steps so far (the rows of ``energy.csv``: ``step``,
+        ``time`` and the ledger's columns): a pandas DataFrame when pandas is installed
+        (``dataframe=False``: never; ``True``: pandas required), else a dict of numpy
+        arrays."""
+
+    def contacts(self) -> Dict[str, npt.NDArray[Any]]:
+        """The live contacts, one row each: ``ids`` (m, 2) scene ids of body 1 and body 2,
+        ``point`` (m, 3) m, ``normal`` (m, 3), ``force`` (m, 3) on body 2 N,
+        ``normal_force`` (m,) magnitude N, ``tangential_force`` (m, 3) N, ``overlap``
+        (m,) m."""
+
+    def motions(self) -> List[Dict[str, Any]]:
+        """The boundaries with a prescribed motion, in scene order: ``index``, ``kind``
+        (Translate, Rotate, Shake, Servo), its parameters, ``ids`` (scene ids of the moved
+        particles); a servo also gives ``measured_stress`` (Pa) and ``displacement`` (m)."""
+
+    def set_servo(
+        self,
+        index: int,
+        stress: Optional[float] = None,
+        area: Optional[float] = None,
+        max_velocity: Optional[float] = None,
+        gain: Optional[float] = None,
+    ) -> None:
+        """Changes the settings of the servo-controlled wall of motion ``index`` (the
+        others keep theirs), checked as the scene's; kept in checkpoints. Other motions
+        cannot change during a run (their pose is a function of the time since the start):
+        ``ValueError``."""

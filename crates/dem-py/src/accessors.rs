@@ -1,0 +1,366 @@
+//! The state of a `dem.Simulation` as numpy arrays in scene-id order (copies), the ledger,
+//! the contacts and the boundary motions; the setters check their values as the scene's
+//! are checked and raise `ValueError`s naming the particle.
+
+use crate::simulation::{ledger_dict, rows_array, set_servo, value_error, PySimulation};
+use crate::state::{self, Field};
+use dem_core::energy::Ledger;
+use dem_core::motion::Motion;
+use numpy::ndarray::Array2;
+use numpy::IntoPyArray;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::path::PathBuf;
+
+#[pymethods]
+impl PySimulation {
+    /// Number of particles (walls and mesh facets included).
+    fn __len__(&self) -> PyResult<usize> {
+        Ok(self.lock()?.sim.particles.len())
+    }
+
+    fn __repr__(&self) -> PyResult<String> {
+        let g = self.lock()?;
+        Ok(format!(
+            "<dem.Simulation {}: {} particles, step {} of {}, t = {:e} s>",
+            g.sim.scene.origin.display(),
+            g.sim.particles.len(),
+            g.sim.step,
+            g.sim.end_step,
+            g.sim.time
+        ))
+    }
+
+    /// Steps done.
+    #[getter]
+    fn step(&self) -> PyResult<u64> {
+        Ok(self.lock()?.sim.step)
+    }
+
+    /// The step at which the scene's duration ends (or a stop condition ended it).
+    #[getter]
+    fn end_step(&self) -> PyResult<u64> {
+        Ok(self.lock()?.sim.end_step)
+    }
+
+    /// Time t, s.
+    #[getter]
+    fn time(&self) -> PyResult<f64> {
+        Ok(self.lock()?.sim.time)
+    }
+
+    /// Time step, s.
+    #[getter]
+    fn dt(&self) -> PyResult<f64> {
+        Ok(self.lock()?.sim.dt())
+    }
+
+    /// Critical time step estimate, s.
+    #[getter]
+    fn critical_dt(&self) -> PyResult<f64> {
+        Ok(self.lock()?.sim.critical_dt)
+    }
+
+    /// The scene file (or the name given to `from_ron`).
+    #[getter]
+    fn scene_path(&self) -> PyResult<PathBuf> {
+        Ok(self.lock()?.sim.scene.origin.clone())
+    }
+
+    /// Gravity, m/s^2.
+    #[getter]
+    fn gravity(&self) -> PyResult<[f64; 3]> {
+        let g = self.lock()?.sim.integrator.gravity;
+        Ok([g.x, g.y, g.z])
+    }
+
+    #[setter(gravity)]
+    fn set_gravity(&self, gravity: &Bound<'_, PyAny>) -> PyResult<()> {
+        let rows = Self::rows3(gravity)?;
+        let [g] = rows.as_slice() else {
+            return Err(value_error("gravity: give one [x, y, z], m/s^2".into()));
+        };
+        let mut inner = self.lock()?;
+        let added = state::set_gravity(&mut inner.sim, *g).map_err(value_error)?;
+        inner.book(added);
+        inner.record.gravity = Some(*g);
+        Ok(())
+    }
+
+    /// Positions, m: (n, 3), scene-id order.
+    #[getter]
+    fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.vectors(py, Field::Position)
+    }
+
+    /// Velocities (leap-frog mid-step values v(t - dt/2)), m/s: (n, 3), scene-id order.
+    #[getter]
+    fn velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.vectors(py, Field::Velocity)
+    }
+
+    /// Angular velocities, rad/s: (n, 3), scene-id order.
+    #[getter]
+    fn angular_velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.vectors(py, Field::AngularVelocity)
+    }
+
+    /// Forces of the last step (contacts and gravity), N: (n, 3), scene-id order.
+    #[getter]
+    fn forces<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.vectors(py, Field::Force)
+    }
+
+    /// Torques of the last step, N m: (n, 3), scene-id order.
+    #[getter]
+    fn torques<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.vectors(py, Field::Torque)
+    }
+
+    /// Orientations as unit quaternions (x, y, z, w): (n, 4), scene-id order.
+    #[getter]
+    fn orientations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let flat = state::orientations(&self.lock()?.sim);
+        rows_array(py, flat, 4)
+    }
+
+    /// Bounding radii, m (infinite for walls and facets): (n,), scene-id order.
+    #[getter]
+    fn radii<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let g = self.lock()?;
+        let v = state::scalars(&g.sim, |i| state::radius(&g.sim, i));
+        Ok(v.into_pyarray(py).into_any())
+    }
+
+    /// Masses, kg (infinite for walls, facets and fixed bodies): (n,), scene-id order.
+    #[getter]
+    fn masses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let g = self.lock()?;
+        let v = state::scalars(&g.sim, |i| g.sim.particles.mass[i]);
+        Ok(v.into_pyarray(py).into_any())
+    }
+
+    /// Material indices (into `material_names`): (n,), scene-id order.
+    #[getter]
+    fn materials<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let g = self.lock()?;
+        let v = state::scalars(&g.sim, |i| g.sim.particles.material[i]);
+        Ok(v.into_pyarray(py).into_any())
+    }
+
+    /// Scene ids of the rows of the per-particle arrays: 0 to n - 1, unless inlets inserted
+    /// particles (their ids follow the scene's, in order of insertion) or outlets removed
+    /// some (their ids are missing): (n,).
+    #[getter]
+    fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let g = self.lock()?;
+        let v: Vec<i64> = state::live(&g.sim).into_iter().map(|(id, _)| id as i64).collect();
+        Ok(v.into_pyarray(py).into_any())
+    }
+
+    /// The scene's material names, in index order (name order).
+    #[getter]
+    fn material_names(&self) -> PyResult<Vec<String>> {
+        Ok(self.lock()?.sim.material_names.clone())
+    }
+
+    /// Shape kinds ("Sphere", "Wall", "Facet", "Polyhedron"): (n,) array of str, scene-id
+    /// order.
+    #[getter]
+    fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let g = self.lock()?;
+        let v = state::scalars(&g.sim, |i| g.sim.particles.shape[i].kind().name());
+        drop(g);
+        py.import("numpy")?.call_method1("array", (v,))
+    }
+
+    /// Sets positions (m) of the particles `ids` (scene ids; all when None).
+    #[pyo3(signature = (values, ids=None))]
+    fn set_positions(&self, values: &Bound<'_, PyAny>, ids: Option<Vec<i64>>) -> PyResult<()> {
+        self.set(Field::Position, values, ids)
+    }
+
+    /// Sets velocities (m/s, mid-step values) of the particles `ids` (all when None).
+    #[pyo3(signature = (values, ids=None))]
+    fn set_velocities(&self, values: &Bound<'_, PyAny>, ids: Option<Vec<i64>>) -> PyResult<()> {
+        self.set(Field::Velocity, values, ids)
+    }
+
+    /// Sets angular velocities (rad/s) of the particles `ids` (all when None).
+    #[pyo3(signature = (values, ids=None))]
+    fn set_angular_velocities(
+        &self,
+        values: &Bound<'_, PyAny>,
+        ids: Option<Vec<i64>>,
+    ) -> PyResult<()> {
+        self.set(Field::AngularVelocity, values, ids)
+    }
+
+    /// The energy ledger now (J), as a dict of the columns of `energy.csv`.
+    #[getter]
+    fn ledger<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let l = self.lock()?.sim.ledger;
+        ledger_dict(py, &l)
+    }
+
+    /// The ledger at the output steps so far (the rows of `energy.csv`): a pandas
+    /// DataFrame when pandas is installed (and `dataframe` is not False), else a dict of
+    /// numpy arrays.
+    #[pyo3(signature = (dataframe=None))]
+    fn energy<'py>(&self, py: Python<'py>, dataframe: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+        let rows = self.lock()?.record.energy.clone();
+        let d = PyDict::new(py);
+        d.set_item(
+            "step",
+            rows.iter()
+                .map(|r| r.0)
+                .collect::<Vec<_>>()
+                .into_pyarray(py),
+        )?;
+        d.set_item(
+            "time",
+            rows.iter()
+                .map(|r| r.1)
+                .collect::<Vec<_>>()
+                .into_pyarray(py),
+        )?;
+        for (k, name) in Ledger::COLUMNS.iter().enumerate() {
+            let col: Vec<f64> = rows.iter().map(|r| r.2.row()[k]).collect();
+            d.set_item(name, col.into_pyarray(py))?;
+        }
+        if dataframe != Some(false) {
+            match py.import("pandas") {
+                Ok(pd) => return pd.call_method1("DataFrame", (d,)),
+                Err(e) if dataframe == Some(true) => return Err(e),
+                Err(_) => {}
+            }
+        }
+        Ok(d.into_any())
+    }
+
+    /// The live contacts: a dict of arrays, one row per contact.
+    fn contacts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let g = self.lock()?;
+        let sim = &g.sim;
+        let id = |i: usize| match &sim.periodic {
+            Some(per) => sim.order.id(per.owner(i as u32) as usize) as i64,
+            None => sim.order.id(i) as i64,
+        };
+        let (mut ids, mut point, mut normal, mut force) = (vec![], vec![], vec![], vec![]);
+        let (mut fnormal, mut tangential, mut overlap) = (vec![], vec![], vec![]);
+        for (c, l6) in sim.contacts.live_with_geometry() {
+            let (b1, b2) = c.bodies();
+            let n = l6.frame.row(0).transpose();
+            let f_n = n * n.dot(&c.force);
+            ids.extend([id(b1), id(b2)]);
+            point.extend(l6.point.iter());
+            normal.extend(n.iter());
+            force.extend(c.force.iter());
+            fnormal.push(n.dot(&c.force).abs());
+            tangential.extend((c.force - f_n).iter());
+            overlap.push((-l6.u.x).max(0.0));
+        }
+        drop(g);
+        let d = PyDict::new(py);
+        let m = fnormal.len();
+        d.set_item(
+            "ids",
+            Array2::from_shape_vec((m, 2), ids)
+                .expect("pairs")
+                .into_pyarray(py),
+        )?;
+        d.set_item("point", rows_array(py, point, 3)?)?;
+        d.set_item("normal", rows_array(py, normal, 3)?)?;
+        d.set_item("force", rows_array(py, force, 3)?)?;
+        d.set_item("normal_force", fnormal.into_pyarray(py))?;
+        d.set_item("tangential_force", rows_array(py, tangential, 3)?)?;
+        d.set_item("overlap", overlap.into_pyarray(py))?;
+        Ok(d)
+    }
+
+    /// The boundaries with a prescribed motion (scene order): a list of dicts with
+    /// `index`, `kind` and its parameters, and `ids` (scene ids of the moved particles).
+    fn motions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let g = self.lock()?;
+        let list = PyList::empty(py);
+        for (k, m) in g.sim.motions.iter().enumerate() {
+            let d = PyDict::new(py);
+            d.set_item("index", k)?;
+            match m.motion {
+                Motion::Translate { velocity } => {
+                    d.set_item("kind", "Translate")?;
+                    d.set_item("velocity", velocity)?;
+                }
+                Motion::Rotate {
+                    center,
+                    axis,
+                    omega,
+                } => {
+                    d.set_item("kind", "Rotate")?;
+                    d.set_item("center", center)?;
+                    d.set_item("axis", axis)?;
+                    d.set_item("omega", omega)?;
+                }
+                Motion::Shake {
+                    amplitude,
+                    frequency,
+                } => {
+                    d.set_item("kind", "Shake")?;
+                    d.set_item("amplitude", amplitude)?;
+                    d.set_item("frequency", frequency)?;
+                }
+                Motion::Servo {
+                    stress,
+                    area,
+                    max_velocity,
+                    gain,
+                } => {
+                    d.set_item("kind", "Servo")?;
+                    d.set_item("stress", stress)?;
+                    d.set_item("area", area)?;
+                    d.set_item("max_velocity", max_velocity)?;
+                    d.set_item("gain", gain)?;
+                    d.set_item("measured_stress", m.servo.stress)?;
+                    d.set_item("displacement", m.servo.displacement)?;
+                }
+            }
+            let ids: Vec<usize> = m.members.iter().map(|&i| g.sim.order.id(i)).collect();
+            d.set_item("ids", ids)?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+
+    /// Changes the settings of servo-controlled wall `index` (see `motions()`); the others
+    /// keep their values.
+    #[pyo3(signature = (index, stress=None, area=None, max_velocity=None, gain=None))]
+    fn set_servo(
+        &self,
+        index: usize,
+        stress: Option<f64>,
+        area: Option<f64>,
+        max_velocity: Option<f64>,
+        gain: Option<f64>,
+    ) -> PyResult<()> {
+        let mut g = self.lock()?;
+        let now = match g.sim.motions.get(index).map(|m| m.motion) {
+            Some(Motion::Servo {
+                stress,
+                area,
+                max_velocity,
+                gain,
+            }) => [stress, area, max_velocity, gain],
+            _ => [f64::NAN; 4],
+        };
+        let s = [
+            stress.unwrap_or(now[0]),
+            area.unwrap_or(now[1]),
+            max_velocity.unwrap_or(now[2]),
+            gain.unwrap_or(now[3]),
+        ];
+        set_servo(&mut g.sim, index, s).map_err(value_error)?;
+        g.record.servos.retain(|&(k, _)| k != index);
+        g.record.servos.push((index, s));
+        Ok(())
+    }
+}

@@ -1,0 +1,34 @@
+//! Where the module finds plugin libraries.
+//!
+//! The `dem` executable scans its own directory (where `cargo build --release --workspace`
+//! puts the plugins beside it). A Python interpreter's directory holds no plugins, so the
+//! module scans instead, after the scene's own `plugins` list and the `plugins=[...]`
+//! argument, every directory of `DEM_PLUGIN_PATH`; and when neither gave a library or a
+//! directory, the `target/release` directory of the repository the module was built from
+//! (the README's build command puts the plugins there).
+
+use dem_core::{DemError, PluginSet, Scene};
+use std::path::{Path, PathBuf};
+
+/// `target/release` of the repository this module was built from, if it is still there.
+pub fn repository_build() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release");
+    dir.canonicalize().ok().filter(|d| d.is_dir())
+}
+
+/// The directories scanned after the explicit libraries: `DEM_PLUGIN_PATH`, or the
+/// repository's build when `DEM_PLUGIN_PATH` is unset and `explicit` is empty.
+pub fn default_dirs(explicit: &[PathBuf]) -> Vec<PathBuf> {
+    let env: Vec<PathBuf> = std::env::var_os("DEM_PLUGIN_PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    if !env.is_empty() || !explicit.is_empty() {
+        return env;
+    }
+    repository_build().into_iter().collect()
+}
+
+/// The plugins of a run of `scene` (or of none, for the catalogue).
+pub fn load(scene: Option<&Scene>, explicit: &[PathBuf]) -> Result<PluginSet, DemError> {
+    PluginSet::for_run(scene, explicit, &default_dirs(explicit))
+}
