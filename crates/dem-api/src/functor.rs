@@ -33,7 +33,10 @@ pub trait Cg2Functor: Send + Sync {
     fn features(&self) -> u32;
 
     /// Writes one [`RawGeom`] per pair of `batch` into `out` (same length as
-    /// `batch.pairs`).
+    /// `batch.pairs`). The last method every plugin must have: methods added after it
+    /// (within a minor version) have a default body, which a plugin built before they
+    /// existed gets.
+    #[sabi(last_prefix_field)]
     fn geom_batch(
         &self,
         batch: &GeomBatch<'_>,
@@ -41,7 +44,7 @@ pub trait Cg2Functor: Send + Sync {
     ) -> RResult<(), CallError>;
 
     /// Number of `f64` slots of the functor's **pair cache** (geometry cache version 1,
-    /// added in dem-api 0.3 after the methods above): memory kept per candidate pair
+    /// dem-api 0.4): memory kept per candidate pair
     /// (and term) from call to call, for temporal coherence, e.g. the last separating
     /// direction of a pair that is apart. `0` (the default, and what a plugin built
     /// before this method existed reports) means no cache: the solver then calls
