@@ -204,7 +204,8 @@ impl Particles {
     }
 
     /// Puts the particle at index `new_to_old[i]` at index `i`, in every array
-    /// (`new_to_old` is a permutation of the indices).
+    /// (`new_to_old` is a permutation of the indices, or of a subset of them: the
+    /// particles it leaves out are dropped, as an outlet removes them).
     pub fn permute(&mut self, new_to_old: &[u32]) {
         fn gather<T>(v: &mut Vec<T>, new_to_old: &[u32]) {
             let mut old: Vec<Option<T>> = std::mem::take(v).into_iter().map(Some).collect();
