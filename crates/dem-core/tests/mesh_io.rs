@@ -189,14 +189,16 @@ fn a_binary_stl_whose_header_miscounts_is_refused() {
 
 #[test]
 fn a_scale_that_collapses_the_mesh_is_refused() {
+    // A file of its own: the tests run at once, and another one writes tetra.obj (a
+    // reader here once caught it truncated: 'the mesh has no triangles').
     let (v, f) = tetra();
-    write("tetra.obj", &obj(&v, &f));
+    write("collapse.obj", &obj(&v, &f));
     let text = |scale: &str| {
         format!(
             r#"Scene(
         materials: {{ "m": (density: 1000, young: 1e6) }},
         laws: [],
-        bodies: [Mesh(file: "tetra.obj", scale: {scale}, material: "m")],
+        bodies: [Mesh(file: "collapse.obj", scale: {scale}, material: "m")],
         timestep: Fixed(1e-5),
         duration: Steps(1),
     )"#
@@ -209,17 +211,17 @@ fn a_scale_that_collapses_the_mesh_is_refused() {
     };
     expand("0.001").unwrap();
     // A missing file: named with the scene and the field.
-    std::fs::remove_file(dir().join("tetra.obj")).unwrap();
+    std::fs::remove_file(dir().join("collapse.obj")).unwrap();
     let e = expand("0.001").unwrap_err().to_string();
     assert!(
-        e.contains("scene.ron: bodies[0].file: ") && e.contains("tetra.obj: "),
+        e.contains("scene.ron: bodies[0].file: ") && e.contains("collapse.obj: "),
         "{e}"
     );
-    write("tetra.obj", &obj(&v, &f));
+    write("collapse.obj", &obj(&v, &f));
     let e = expand("1e-300").unwrap_err().to_string();
     assert!(
         e.contains("bodies[0]: triangle 0 (0-based) of")
-            && e.contains("tetra.obj, placed with scale 1e-300")
+            && e.contains("collapse.obj, placed with scale 1e-300")
             && e.contains("degenerate"),
         "{e}"
     );
