@@ -151,6 +151,43 @@ impl Cell {
         })
     }
 
+    /// The lattice offsets `H k` (`k` integers, zero along the non-periodic edges, not all
+    /// zero) by which an image of a particle of the cell can land in the box `[lo, hi]`, m.
+    /// A particle counts as in the cell from fractional coordinate -0.5 to 1.5 along each
+    /// periodic edge: particles are wrapped only at broad-phase rebuilds, and may be out by
+    /// up to a skin in between. An inlet keeps clear of these images.
+    pub fn offsets_into(&self, lo: &Vector3<f64>, hi: &Vector3<f64>) -> Vec<Vector3<f64>> {
+        let inverse = self.inverse();
+        let (mut fmin, mut fmax) = (
+            Vector3::repeat(f64::INFINITY),
+            Vector3::repeat(f64::NEG_INFINITY),
+        );
+        for corner in 0..8 {
+            let x = Vector3::from_fn(|i, _| if corner & (1 << i) != 0 { hi[i] } else { lo[i] });
+            let f = inverse * x;
+            fmin = fmin.inf(&f);
+            fmax = fmax.sup(&f);
+        }
+        // f + k in [fmin, fmax] for some f in [-0.5, 1.5].
+        let range = |i: usize| -> std::ops::RangeInclusive<i32> {
+            match self.periodic[i] {
+                true => (fmin[i] - 1.5).ceil() as i32..=(fmax[i] + 0.5).floor() as i32,
+                false => 0..=0,
+            }
+        };
+        let mut out = Vec::new();
+        for kx in range(0) {
+            for ky in range(1) {
+                for kz in range(2) {
+                    if [kx, ky, kz] != [0; 3] {
+                        out.push(self.offset([kx, ky, kz]));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Advances the cell by one step with the imposed gradient: `Hdot(t+dt/2) = L H(t)`,
     /// `H(t+dt) = H(t) + Hdot dt`. Returns `Hdot(t-dt/2)`.
     pub fn advance(&mut self, dt: f64) -> Matrix3<f64> {

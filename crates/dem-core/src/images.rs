@@ -186,6 +186,49 @@ impl Periodic {
         }
     }
 
+    /// After particles were appended to storage (an inlet): the image rows move up by
+    /// their number, in the contacts and in [`Self::ext`]. A rebuild must follow (the
+    /// broad phase sees the new count).
+    pub fn grow(&mut self, p: &Particles, contacts: &mut Contacts) {
+        let old = self.particles() as u32;
+        let added = p.len() as u32 - old;
+        contacts.rename(|a, b| {
+            let up = |i: u32| if i >= old && i != LOST { i + added } else { i };
+            (up(a), up(b))
+        });
+        self.make_rows(p);
+    }
+
+    /// The rows of the particles marked `dead` and of their images: what
+    /// [`Contacts::remove_bodies`] reads in a periodic cell.
+    pub fn dead_rows(&self, dead: &[bool]) -> Vec<bool> {
+        let mut rows = dead.to_vec();
+        rows.extend(self.images.iter().map(|&(o, _)| dead[o as usize]));
+        rows
+    }
+
+    /// After storage was compacted (`old_to_new[i]`: the new index of particle `i`,
+    /// `u32::MAX` for a removed one) into `p`: the image rows of removed particles go, the
+    /// others follow their particles, in the contacts and in [`Self::ext`]. A rebuild must
+    /// follow.
+    pub fn compact(&mut self, old_to_new: &[u32], p: &Particles, contacts: &mut Contacts) {
+        let mut rows = old_to_new.to_vec();
+        let mut images = Vec::with_capacity(self.images.len());
+        for &(o, s) in &self.images {
+            match old_to_new[o as usize] {
+                u32::MAX => rows.push(u32::MAX),
+                new => {
+                    rows.push((p.len() + images.len()) as u32);
+                    // Sorted still: the kept particles keep their order.
+                    images.push((new, s));
+                }
+            }
+        }
+        contacts.renumber(&rows);
+        self.images = images;
+        self.make_rows(p);
+    }
+
     /// Is a rebuild due: a flip of the cell, or the rows moved beyond the skin?
     pub fn stale(&self, verlet: &VerletList, team: &Team) -> bool {
         self.cell.flip_due().is_some() || verlet.stale_in(&self.ext, team)

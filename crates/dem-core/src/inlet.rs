@@ -9,13 +9,15 @@
 //! so a crowded region delays large particles without biasing the distribution towards
 //! small ones. Each particle gets up to `attempts` uniformly random positions in the region
 //! (at least its radius inside); a position is free when the particle overlaps no
-//! particle (bounding spheres), wall or mesh facet. When the tries run out, the event
+//! particle (bounding spheres), wall or mesh facet, nor, in a periodic cell, an image of a
+//! particle across the faces. When the tries run out, the event
 //! ends, a warning gives the shortfall, and the next event tries again.
 //!
 //! Inserted particles are appended to storage and get the next scene ids in insertion
 //! order (see [`crate::reorder::ParticleOrder`]); the energy they bring is booked in the
 //! ledger's `inflow` (see [`crate::population`]).
 
+use crate::cell::Cell;
 use crate::particles::{Particles, Shape};
 use crate::region::Region;
 use crate::scene::size_distribution::Sampler;
@@ -241,8 +243,15 @@ impl Inlet {
     }
 
     /// The particles inserted at `step` (time `t`, s), placed clear of `p` and of each
-    /// other; `p` is not changed (the caller appends them).
-    pub fn insert(&mut self, step: u64, t: f64, p: &Particles) -> Vec<NewSphere> {
+    /// other; `p` is not changed (the caller appends them). In a periodic cell, `cell` is
+    /// the cell: they are placed clear of the images across its faces too.
+    pub fn insert(
+        &mut self,
+        step: u64,
+        t: f64,
+        p: &Particles,
+        cell: Option<&Cell>,
+    ) -> Vec<NewSphere> {
         if !self.event(step, t) {
             return Vec::new();
         }
@@ -252,7 +261,7 @@ impl Inlet {
         }
         let elapsed = t.min(end) - self.spec.start;
         let limit = self.spec.total.unwrap_or(u64::MAX);
-        let mut room = Room::new(&self.spec.region, self.max_radius(), p);
+        let mut room = Room::new(&self.spec.region, self.max_radius(), p, cell);
         let mut out = Vec::new();
         loop {
             if self.state.count >= limit {
@@ -333,10 +342,15 @@ impl Inlet {
 }
 
 /// What an event must keep clear of: the bounded particles near the region (binned),
-/// the spheres placed in this event, the walls, and the facets near the region.
+/// the spheres placed in this event, the walls, and the facets near the region; in a
+/// periodic cell, the images of the particles and of the new spheres too.
 struct Room {
     /// Bounding spheres `(centre, radius)` near the region, then the event's new ones.
     balls: Vec<(Vector3<f64>, f64)>,
+    /// The box about the region in which a ball can touch a new sphere, m.
+    near: (Vector3<f64>, Vector3<f64>),
+    /// Lattice offsets of the images that can land in `near` (periodic cell), m.
+    offsets: Vec<Vector3<f64>>,
     bins: std::collections::HashMap<[i64; 3], Vec<u32>>,
     cell: f64,
     walls: Vec<usize>,
@@ -344,7 +358,7 @@ struct Room {
 }
 
 impl Room {
-    fn new(region: &Region, rmax: f64, p: &Particles) -> Room {
+    fn new(region: &Region, rmax: f64, p: &Particles, lattice: Option<&Cell>) -> Room {
         let (lo, hi) = region.bounds();
         let largest = (0..p.len())
             .filter_map(|i| p.shape[i].bounding_radius())
@@ -352,12 +366,12 @@ impl Room {
         // A cell of `rmax + largest`: every ball that can touch a new sphere is in its
         // cell or a neighbour.
         let cell = rmax + largest;
-        let reach = 2.0 * cell;
-        let near = |x: &Vector3<f64>, r: f64| {
-            (0..3).all(|i| x[i] + r >= lo[i] - reach && x[i] - r <= hi[i] + reach)
-        };
+        let reach = Vector3::repeat(2.0 * cell);
+        let near = (lo - reach, hi + reach);
         let mut room = Room {
             balls: Vec::new(),
+            near,
+            offsets: lattice.map_or(Vec::new(), |c| c.offsets_into(&near.0, &near.1)),
             bins: Default::default(),
             cell,
             walls: Vec::new(),
@@ -374,12 +388,7 @@ impl Room {
                         room.facets.push(i);
                     }
                 }
-                s => {
-                    let r = s.bounding_radius().unwrap_or(0.0);
-                    if near(&p.pos[i], r) {
-                        room.add(p.pos[i], r);
-                    }
-                }
+                s => room.add(p.pos[i], s.bounding_radius().unwrap_or(0.0)),
             }
         }
         room
@@ -389,13 +398,23 @@ impl Room {
         std::array::from_fn(|i| (x[i] / self.cell).floor() as i64)
     }
 
+    /// Keeps the ball `(c, r)` and its images, those that come near the region.
     fn add(&mut self, c: Vector3<f64>, r: f64) {
-        let k = self.key(&c);
-        self.bins
-            .entry(k)
-            .or_default()
-            .push(self.balls.len() as u32);
-        self.balls.push((c, r));
+        let (lo, hi) = self.near;
+        for k in 0..=self.offsets.len() {
+            let x = match k {
+                0 => c,
+                k => c + self.offsets[k - 1],
+            };
+            if (0..3).all(|i| x[i] + r >= lo[i] && x[i] - r <= hi[i]) {
+                let key = self.key(&x);
+                self.bins
+                    .entry(key)
+                    .or_default()
+                    .push(self.balls.len() as u32);
+                self.balls.push((x, r));
+            }
+        }
     }
 
     /// Does a sphere at `c` of radius `r` overlap nothing?

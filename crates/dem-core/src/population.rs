@@ -133,7 +133,8 @@ impl Simulation {
         let mut fresh: Vec<NewSphere> = Vec::new();
         for inlet in &mut self.flow.inlets {
             // Each inlet keeps clear of the particles already inserted this step.
-            let mut made = inlet.insert(self.step, self.time, &self.particles);
+            let cell = self.periodic.as_ref().map(|per| &per.cell);
+            let mut made = inlet.insert(self.step, self.time, &self.particles, cell);
             for s in &made {
                 push_sphere(&mut self.particles, s);
             }
@@ -144,6 +145,9 @@ impl Simulation {
             // The broad phase sees the new count and rebuilds before the contacts.
             self.order.append(n, added);
             self.refresh_free_runs();
+            if let Some(per) = &mut self.periodic {
+                per.grow(&self.particles, &mut self.contacts);
+            }
             tracing::debug!(target: "dem::flow", step = self.step, added, "inserted");
         }
         n..n + added
@@ -213,7 +217,11 @@ impl Simulation {
     /// Removes the particles marked `dead` (free particles only) and their contacts, whose
     /// elastic energy is carried out.
     fn remove(&mut self, dead: &[bool]) -> Result<(), DemError> {
-        let elastic = self.contacts.remove_bodies(dead);
+        // In a periodic cell the contacts also name image rows of the particles.
+        let elastic = match &self.periodic {
+            Some(per) => self.contacts.remove_bodies(&per.dead_rows(dead)),
+            None => self.contacts.remove_bodies(dead),
+        };
         self.ledger.elastic -= elastic;
         self.ledger.outflow += elastic;
         let n = self.particles.len();
@@ -224,7 +232,10 @@ impl Simulation {
         }
         self.particles.permute(&kept);
         self.order.remove(n, &kept);
-        self.contacts.renumber(&old_to_new);
+        match &mut self.periodic {
+            Some(per) => per.compact(&old_to_new, &self.particles, &mut self.contacts),
+            None => self.contacts.renumber(&old_to_new),
+        }
         for g in &mut self.motions {
             g.renumber(&old_to_new);
         }
@@ -235,9 +246,20 @@ impl Simulation {
         self.refresh_free_runs();
         // The candidate pairs at once, so that the state between two steps (which a
         // checkpoint saves) holds no pair of the old numbering.
-        self.verlet.rebuild(&self.particles, self.reach, self.skin);
-        self.contacts
-            .rebuild(&self.verlet.pairs, &self.particles, &self.dispatch)?;
+        match &mut self.periodic {
+            Some(per) => per.rebuild(
+                &mut self.particles,
+                &mut self.contacts,
+                &mut self.verlet,
+                (self.reach, self.skin),
+                &self.dispatch,
+            )?,
+            None => {
+                self.verlet.rebuild(&self.particles, self.reach, self.skin);
+                self.contacts
+                    .rebuild(&self.verlet.pairs, &self.particles, &self.dispatch)?;
+            }
+        }
         tracing::debug!(target: "dem::flow", step = self.step, removed = n - kept.len(), "removed");
         Ok(())
     }

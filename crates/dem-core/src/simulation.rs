@@ -320,12 +320,6 @@ impl Simulation {
                 Some(per)
             }
         };
-        if periodic.is_some() && flow.any() {
-            return Err(scene.error(
-                "inlets, outlets: not supported in a periodic cell yet (insertion would \
-                 have to keep clear of the images across the faces)",
-            ));
-        }
         crate::stop::check(&scene.stop, &boundaries.motions).map_err(|e| scene.error(e))?;
         let free = free_runs(particles.len(), |i| {
             particles.shape[i].bounding_radius().is_some() && !moving.contains(&i)

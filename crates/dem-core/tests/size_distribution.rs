@@ -263,7 +263,7 @@ fn inlet_radii(radius: &str) -> Vec<f64> {
     let (mut r, mut events, mut short) = (Vec::new(), 0u64, 0);
     while r.len() < N {
         events += 1;
-        let made = inlet.insert(events, events as f64, &empty);
+        let made = inlet.insert(events, events as f64, &empty, None);
         // A box of 5 mm holds a few spheres: every event ends full.
         short += (inlet.state.count < 1_000_000_000 * events) as usize;
         r.extend(made.iter().map(|s| s.radius));
