@@ -10,10 +10,10 @@
 
 use dem_core::inlet::Rate;
 use dem_core::particles::Shape;
-use dem_core::{Checkpoint, Simulation};
-use dem_verification::{dem_run, plugins, read_vtk, root, sim_from_text};
+use dem_core::Simulation;
+use dem_verification::flow::{round_trip, state};
+use dem_verification::{dem_run, read_vtk, root, sim_from_text};
 use nalgebra::Vector3;
-use std::path::Path;
 
 const MATERIALS: &str = r#"materials: {
         "glass": (density: 2500, young: 1e6, poisson: 0.25, friction: 0.3),
@@ -274,35 +274,6 @@ fn the_step_of_an_insertion_and_a_removal_keeps_the_ledger_total() {
     );
 }
 
-/// Every bit of the state, with the scene ids and the flow's counts.
-fn state(sim: &Simulation) -> Vec<u64> {
-    let p = &sim.particles;
-    let mut bits = Vec::new();
-    for (id, i) in sim.order.by_id(p.len()) {
-        bits.push(id as u64);
-        for v in [p.pos[i], p.vel[i], p.angvel[i], p.force[i]] {
-            bits.extend(v.iter().map(|x| x.to_bits()));
-        }
-    }
-    bits.extend(sim.ledger.row().iter().map(|x| x.to_bits()));
-    for i in &sim.flow.inlets {
-        bits.extend([i.state.count, i.state.mass.to_bits()]);
-    }
-    for o in &sim.flow.outlets {
-        bits.extend([o.state.count, o.state.mass.to_bits()]);
-    }
-    bits.extend([sim.step, sim.verlet.rebuilds, sim.contacts.active() as u64]);
-    bits
-}
-
-fn round_trip(sim: &Simulation) -> Simulation {
-    let bytes = Checkpoint::capture(sim, plugins(), Vec::new()).to_bytes();
-    let ck = Checkpoint::from_bytes(&bytes, Path::new("flow.ckpt")).unwrap();
-    let scene = ck.scene().unwrap();
-    ck.restore(scene, plugins(), Path::new("flow.ckpt"))
-        .unwrap()
-}
-
 #[test]
 fn a_run_with_inlets_and_outlets_resumes_bitwise() {
     let text = chute(FEED, DRAIN, 5000);
@@ -438,7 +409,7 @@ fn inserted_spheres_keep_clear_of_the_images_across_periodic_faces() {
         }
         g
     };
-    let worst = |made: &[dem_core::inlet::NewSphere]| {
+    let worst = |made: &[dem_core::inlet::NewParticle]| {
         let mut w = f64::INFINITY;
         for (k, s) in made.iter().enumerate() {
             w = w.min(gap(&s.center, s.radius, &spheres));

@@ -5,6 +5,7 @@
 //! the nested cargo never waits on the lock of the outer `cargo test`.
 
 pub mod cli;
+pub mod flow;
 pub mod impact;
 pub mod mesh;
 pub mod polyhedra;

@@ -7,7 +7,7 @@ use crate::population::Flow;
 use dem_api::{LawPair, Material};
 use std::collections::BTreeSet;
 
-/// `min sqrt(m_i / k_i)` over particles of finite mass (and the smallest sphere of each
+/// `min sqrt(m_i / k_i)` over particles of finite mass (and the smallest particle of each
 /// material an inlet inserts), where `k_i` is the largest stiffness any law of the scene
 /// shows for particle `i` against a copy of itself of any material present, or against a
 /// wall of any material present.
@@ -17,12 +17,15 @@ pub fn critical_step(p: &Particles, materials: &[Material], d: &Dispatch, flow: 
     let mut bodies: Vec<(f64, f64, u32)> = (0..p.len())
         .filter_map(|i| Some((p.mass[i], p.shape[i].bounding_radius()?, p.material[i])))
         .collect();
+    // A polyhedron's mass is that of its volume-equivalent sphere; its contacts are
+    // reckoned at its bounding radius (the stiffer for a law whose stiffness grows with
+    // the radius).
     for inlet in &flow.inlets {
         let r = inlet.min_radius();
         for m in inlet.materials() {
             present.insert(m);
             let mass = materials[m as usize].density * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
-            bodies.push((mass, r, m));
+            bodies.push((mass, inlet.kappa() * r, m));
         }
     }
     let mut best = f64::INFINITY;

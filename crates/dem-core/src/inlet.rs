@@ -1,5 +1,6 @@
-//! Inlets: regions that insert spheres of a size distribution at a rate, during a time
-//! window, without overlap with anything present.
+//! Inlets: regions that insert particles of a template (a sphere or a polyhedron: see
+//! [`crate::template`]) and a size distribution at a rate, during a time window, without
+//! overlap with anything present.
 //!
 //! An inlet acts every `every` steps (an insertion event) from `start` on, and once more
 //! at the first step at or after `end`. At each event it brings the count (or mass) it
@@ -22,7 +23,8 @@ use crate::particles::{Particles, Shape};
 use crate::region::Region;
 use crate::scene::size_distribution::Sampler;
 use crate::scene::{MaterialChoice, Radius};
-use nalgebra::Vector3;
+use crate::template::{Made, Maker, Template};
+use nalgebra::{UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -52,7 +54,10 @@ pub struct InletSpec {
     pub name: String,
     /// Where particles appear.
     pub region: Region,
-    /// Radius distribution.
+    /// What it inserts (default: spheres).
+    #[serde(default)]
+    pub shape: Template,
+    /// Radius distribution (volume-equivalent radius for a polyhedron).
     pub radius: Radius,
     /// Material name, or a mix by number fraction.
     pub material: MaterialChoice,
@@ -101,17 +106,19 @@ pub struct InletState {
 
 /// A particle an inlet inserts.
 #[derive(Clone, Debug)]
-pub struct NewSphere {
-    /// Centre, m.
+pub struct NewParticle {
+    /// Centre (centroid), m.
     pub center: Vector3<f64>,
     /// Velocity, m/s.
     pub velocity: Vector3<f64>,
-    /// m.
+    /// Volume-equivalent radius, m.
     pub radius: f64,
+    /// Bounding radius about the centre, m.
+    pub bound: f64,
     /// Material index.
     pub material: u32,
-    /// kg.
-    pub mass: f64,
+    /// Shape, orientation, mass and inertia.
+    pub made: Made,
 }
 
 /// An inlet of a running simulation.
@@ -119,6 +126,8 @@ pub struct NewSphere {
 pub struct Inlet {
     /// As the scene gives it.
     pub spec: InletSpec,
+    /// Makes its particles.
+    pub maker: Maker,
     sizes: Sampler,
     /// `(material, number fraction)`.
     mix: Vec<(u32, f64)>,
@@ -139,6 +148,7 @@ impl Inlet {
         base: &std::path::Path,
     ) -> Result<Inlet, String> {
         spec.region.check().map_err(|e| format!("region: {e}"))?;
+        let maker = Maker::new(&spec.shape)?;
         let sizes = spec
             .radius
             .sampler(base)
@@ -190,16 +200,19 @@ impl Inlet {
         }
         if spec
             .region
-            .sample(sizes.max(), &mut Pcg64::seed_from_u64(0))
+            .sample(maker.bound(sizes.max()), &mut Pcg64::seed_from_u64(0))
             .is_none()
         {
             return Err(format!(
-                "region: too small to hold a sphere of the largest radius ({} m)",
-                sizes.max()
+                "region: too small to hold a particle of the largest radius ({} m, bounding \
+                 radius {} m)",
+                sizes.max(),
+                maker.bound(sizes.max())
             ));
         }
         Ok(Inlet {
             spec: spec.clone(),
+            maker,
             sizes,
             mix,
             densities,
@@ -214,14 +227,19 @@ impl Inlet {
         })
     }
 
-    /// Largest radius it inserts, m.
+    /// Largest bounding radius of what it inserts, m.
     pub fn max_radius(&self) -> f64 {
-        self.sizes.max()
+        self.maker.bound(self.sizes.max())
     }
 
-    /// Smallest radius it inserts, m.
+    /// Smallest (volume-equivalent) radius it inserts, m.
     pub fn min_radius(&self) -> f64 {
         self.sizes.min()
+    }
+
+    /// Bounding radius over volume-equivalent radius of what it inserts (1 for spheres).
+    pub fn kappa(&self) -> f64 {
+        self.maker.kappa()
     }
 
     /// The materials it inserts.
@@ -251,7 +269,7 @@ impl Inlet {
         t: f64,
         p: &Particles,
         cell: Option<&Cell>,
-    ) -> Vec<NewSphere> {
+    ) -> Vec<NewParticle> {
         if !self.event(step, t) {
             return Vec::new();
         }
@@ -284,7 +302,8 @@ impl Inlet {
             if !due {
                 break;
             }
-            let Some(center) = self.place(radius, &mut room, p) else {
+            let bound = self.maker.bound(radius);
+            let Some(center) = self.place(bound, &mut room, p) else {
                 let (behind, unit) = match self.spec.rate {
                     Rate::Number(rate) => (rate * elapsed - self.state.count as f64, "particles"),
                     Rate::Mass(rate) => (rate * elapsed - self.state.mass, "kg"),
@@ -295,7 +314,7 @@ impl Inlet {
                 if n == 10u64.pow(n.ilog10()) {
                     tracing::warn!(
                         "inlet `{}` at t = {t:e} s: the region is full ({} tries found no \
-                         free place for a sphere of radius {radius:e} m); {behind:.4e} {unit} \
+                         free place for a particle of radius {radius:e} m); {behind:.4e} {unit} \
                          behind the rate, tried again at the next event ({n} events found it \
                          full so far; said again at {})",
                         self.spec.name,
@@ -314,22 +333,31 @@ impl Inlet {
                 }
             });
             let v = self.spec.velocity;
-            room.add(center, radius);
-            out.push(NewSphere {
+            let ori = match self.maker.kind() {
+                dem_api::ShapeKind::SPHERE => UnitQuaternion::identity(),
+                _ => crate::scene::random_rotation(&mut self.state.rng),
+            };
+            let made = self
+                .maker
+                .make(radius, self.densities[material as usize], ori);
+            room.add(center, bound);
+            self.state.next = None;
+            self.state.count += 1;
+            self.state.mass += made.mass;
+            out.push(NewParticle {
                 center,
                 velocity: Vector3::new(v[0], v[1], v[2]) + jitter,
                 radius,
+                bound,
                 material,
-                mass,
+                made,
             });
-            self.state.next = None;
-            self.state.count += 1;
-            self.state.mass += mass;
         }
         out
     }
 
-    /// A free centre for a sphere of `radius`, or `None` after `attempts` tries.
+    /// A free centre for a particle of bounding radius `radius`, or `None` after
+    /// `attempts` tries.
     fn place(&mut self, radius: f64, room: &mut Room, p: &Particles) -> Option<Vector3<f64>> {
         for _ in 0..self.spec.attempts {
             let c = self.spec.region.sample(radius, &mut self.state.rng)?;

@@ -44,6 +44,7 @@ pub mod sparsify;
 pub mod stop;
 pub mod stress;
 pub mod team;
+pub mod template;
 pub mod timing;
 pub mod vtk;
 pub(crate) mod workers;

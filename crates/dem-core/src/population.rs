@@ -19,14 +19,14 @@
 
 use crate::energy::Ledger;
 use crate::error::DemError;
-use crate::inlet::{Inlet, NewSphere};
+use crate::inlet::{Inlet, NewParticle};
 use crate::outlet::Outlet;
-use crate::particles::{Dofs, Particles, Shape};
+use crate::particles::{Dofs, Particles};
 use crate::reorder::free_runs;
 use crate::scene::Scene;
 use crate::simulation::Simulation;
-use dem_api::{Material, SphereShape};
-use nalgebra::{UnitQuaternion, Vector3};
+use dem_api::Material;
+use nalgebra::Vector3;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -130,13 +130,13 @@ impl Simulation {
     /// storage indices.
     pub(crate) fn insert_from_inlets(&mut self) -> std::ops::Range<usize> {
         let n = self.particles.len();
-        let mut fresh: Vec<NewSphere> = Vec::new();
+        let mut fresh: Vec<NewParticle> = Vec::new();
         for inlet in &mut self.flow.inlets {
             // Each inlet keeps clear of the particles already inserted this step.
             let cell = self.periodic.as_ref().map(|per| &per.cell);
             let mut made = inlet.insert(self.step, self.time, &self.particles, cell);
             for s in &made {
-                push_sphere(&mut self.particles, s);
+                push_particle(&mut self.particles, s);
             }
             fresh.append(&mut made);
         }
@@ -286,17 +286,16 @@ fn take(l: &mut Ledger, kin: f64, rot: f64, pot: f64) {
     l.potential -= pot;
 }
 
-fn push_sphere(p: &mut Particles, s: &NewSphere) {
-    let inertia = 0.4 * s.mass * s.radius * s.radius;
-    p.push(
-        Shape::Sphere(SphereShape { radius: s.radius }),
+fn push_particle(p: &mut Particles, s: &NewParticle) {
+    let i = p.push(
+        s.made.shape.clone(),
         s.center,
         s.velocity,
         Vector3::zeros(),
-        s.mass,
-        Vector3::repeat(inertia),
+        s.made.mass,
+        s.made.inertia,
         Dofs::FREE,
         s.material,
     );
-    debug_assert_eq!(p.ori.last(), Some(&UnitQuaternion::identity()));
+    p.ori[i] = s.made.ori;
 }

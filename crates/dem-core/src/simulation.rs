@@ -156,7 +156,7 @@ impl Simulation {
             if let Some(m) = inlet.materials().find(|&m| rigid(m)) {
                 return Err(scene.error(format!(
                     "materials.{}: rigid: true is for walls and mesh facets only, but \
-                     inlets[{k}] inserts spheres of it; give it a Young's modulus",
+                     inlets[{k}] inserts particles of it; give it a Young's modulus",
                     names[m as usize]
                 )));
             }
@@ -176,10 +176,10 @@ impl Simulation {
         let mut all_mats: BTreeSet<u32> = particles.material.iter().copied().collect();
         let mut bounded_mats: BTreeSet<u32> =
             bounded.iter().map(|&i| particles.material[i]).collect();
-        // The inlets' spheres meet everything, each other included.
+        // The inlets' particles meet everything, each other included.
         for inlet in &flow.inlets {
-            bounded_kinds.insert(dem_api::ShapeKind::SPHERE);
-            kind_set.insert(dem_api::ShapeKind::SPHERE);
+            bounded_kinds.insert(inlet.maker.kind());
+            kind_set.insert(inlet.maker.kind());
             all_mats.extend(inlet.materials());
             bounded_mats.extend(inlet.materials());
         }
@@ -193,8 +193,11 @@ impl Simulation {
                 mats.insert((ma, mb));
             }
         }
-        let geometric_epsilon =
-            crate::scene::geometric_epsilon::resolve(scene.contacts.geometric_epsilon, &particles);
+        let geometric_epsilon = crate::scene::geometric_epsilon::resolve(
+            scene.contacts.geometric_epsilon,
+            &particles,
+            &flow,
+        );
         let dispatch = Dispatch::build(&scene, plugins, &kinds, &index, geometric_epsilon)?;
         for &(ma, mb) in &mats {
             if !dispatch.law_table.contains_key(&(ma, mb)) {
@@ -313,6 +316,15 @@ impl Simulation {
                 };
                 crate::images::check_scene(&cell, &particles, &integrator.gravity)
                     .map_err(|e| scene.error(format!("cell: {e}")))?;
+                if let Some(k) = flow
+                    .inlets
+                    .iter()
+                    .position(|inlet| inlet.maker.kind() != dem_api::ShapeKind::SPHERE)
+                {
+                    return Err(scene.error(format!(
+                        "inlets[{k}].shape: only spheres are supported in a periodic cell"
+                    )));
+                }
                 let mut per = Periodic::new(cell, 2.0 * rmax + reach + skin);
                 per.servo = servo;
                 per.check_widths()

@@ -43,6 +43,7 @@ use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+mod polyhedron;
 mod restore;
 
 /// First bytes of every checkpoint file.
@@ -73,7 +74,7 @@ pub struct PluginStamp {
 }
 
 /// A particle's shape, as saved.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 enum SavedShape {
     Sphere(f64),
     Wall([f64; 3], i32),
@@ -84,6 +85,8 @@ enum SavedShape {
     /// A polyhedron: its geometry comes from the scene again on restore (it is a rigid
     /// body; its pose is restored with the particle's position and orientation).
     Polyhedron,
+    /// A polyhedron with its geometry, in a scene whose inlets insert polyhedra.
+    PolyhedronData(Box<polyhedron::SavedPolyhedron>),
 }
 
 /// All particles, as saved (every array of [`Particles`]).
@@ -173,6 +176,12 @@ impl Checkpoint {
     /// The state of `sim` now; `plugins` is the set it was built with.
     pub fn capture(sim: &Simulation, plugins: &PluginSet, extra: Vec<u8>) -> Checkpoint {
         let d = &sim.dispatch;
+        // The scene cannot make an inserted polyhedron again: its data is saved.
+        let inserts_polyhedra = sim
+            .flow
+            .inlets
+            .iter()
+            .any(|inlet| inlet.maker.kind() == dem_api::ShapeKind::POLYHEDRON);
         let mut stamps: Vec<PluginStamp> = Vec::new();
         let served = d
             .geoms
@@ -235,6 +244,9 @@ impl Checkpoint {
                             SavedShape::Wall([w.normal.x, w.normal.y, w.normal.z], w.sense)
                         }
                         Shape::Facet(f) => SavedShape::Facet(f.mesh),
+                        Shape::Polyhedron(b) if inserts_polyhedra => SavedShape::PolyhedronData(
+                            Box::new(polyhedron::SavedPolyhedron::of(&b.data)),
+                        ),
                         Shape::Polyhedron(_) => SavedShape::Polyhedron,
                     })
                     .collect(),

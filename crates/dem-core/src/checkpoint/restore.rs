@@ -4,7 +4,7 @@
 use super::{failure, Checkpoint, SavedShape};
 use crate::contacts::Contacts;
 use crate::error::DemError;
-use crate::particles::{Particles, Shape};
+use crate::particles::{Particles, PolyBody, Shape};
 use crate::plugins::PluginSet;
 use crate::reorder::ParticleOrder;
 use crate::scene::Scene;
@@ -148,7 +148,7 @@ impl Checkpoint {
                 )
             })?;
         // The scene's particles (the shapes that come from it) by scene id; inserted ones
-        // (ids after the scene's) are spheres, saved whole.
+        // (ids after the scene's) are saved whole.
         let mut fresh: Vec<Option<Shape>> = std::mem::take(&mut sim.particles.shape)
             .into_iter()
             .map(Some)
@@ -165,6 +165,10 @@ impl Checkpoint {
                 }),
                 (SavedShape::Facet(m), Some(Shape::Facet(f))) if f.mesh == m => Shape::Facet(f),
                 (SavedShape::Polyhedron, Some(Shape::Polyhedron(b))) => Shape::Polyhedron(b),
+                (SavedShape::PolyhedronData(d), _) => Shape::Polyhedron(Box::new(PolyBody::new(
+                    d.data()
+                        .map_err(|e| failure(path, format!("particle {id}: {e}")))?,
+                ))),
                 (SavedShape::Polyhedron, _) => {
                     return Err(failure(
                         path,

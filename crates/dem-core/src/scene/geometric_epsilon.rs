@@ -4,7 +4,8 @@
 //!
 //! Default: `1e-6` times the **model size**, the diagonal of the axis-aligned box that
 //! holds every bounded body at `t = 0` (spheres and polyhedra with their bounding spheres,
-//! the vertices of mesh facets; walls, being infinite, are left out).
+//! the vertices of mesh facets; walls, being infinite, are left out) and the regions of
+//! the inlets that insert polyhedra.
 //!
 //! It reaches the plugins as a functor parameter: every geometry functor that declares a
 //! parameter named `geometric_epsilon` gets `geometric_epsilon: <value>` added to its
@@ -13,6 +14,8 @@
 //! per-functor setting overrides the scene's.
 
 use crate::particles::{Particles, Shape};
+use crate::population::Flow;
+use dem_api::ShapeKind;
 use nalgebra::Vector3;
 use serde::{Deserialize, Deserializer};
 
@@ -34,15 +37,21 @@ pub fn positive_length<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D
     }
 }
 
-/// The model size (m): the diagonal of the box around every bounded body (see the module
-/// documentation); 0 when there is none.
-pub fn model_size(p: &Particles) -> f64 {
+/// The model size (m): the diagonal of the box around every bounded body and the boxes
+/// `extra` (see the module documentation); 0 when there is none.
+pub fn model_size(
+    p: &Particles,
+    extra: impl IntoIterator<Item = (Vector3<f64>, Vector3<f64>)>,
+) -> f64 {
     let mut lo = Vector3::repeat(f64::INFINITY);
     let mut hi = Vector3::repeat(f64::NEG_INFINITY);
     let mut add = |a: Vector3<f64>, b: Vector3<f64>| {
         lo = lo.inf(&a);
         hi = hi.sup(&b);
     };
+    for (a, b) in extra {
+        add(a, b);
+    }
     for i in 0..p.len() {
         match &p.shape[i] {
             Shape::Facet(f) => {
@@ -65,9 +74,16 @@ pub fn model_size(p: &Particles) -> f64 {
     }
 }
 
-/// The scene's value, or the default for these particles (m).
-pub fn resolve(setting: Option<f64>, p: &Particles) -> f64 {
-    setting.unwrap_or_else(|| RELATIVE_DEFAULT * model_size(p))
+/// The scene's value, or the default for these particles and inlets (m).
+pub fn resolve(setting: Option<f64>, p: &Particles, flow: &Flow) -> f64 {
+    setting.unwrap_or_else(|| {
+        let regions = flow
+            .inlets
+            .iter()
+            .filter(|inlet| inlet.maker.kind() == ShapeKind::POLYHEDRON)
+            .map(|inlet| inlet.spec.region.bounds());
+        RELATIVE_DEFAULT * model_size(p, regions)
+    })
 }
 
 /// Does the RON text name the field `name` (followed by `:`)?
@@ -135,9 +151,9 @@ mod tests {
             p.push(ball, x, z, z, 1.0, z, Default::default(), 0);
         }
         // Box [-1, 4] x [-1, 5] x [-1, 1]: diagonal sqrt(25 + 36 + 4).
-        assert!((model_size(&p) - 65f64.sqrt()).abs() < 1e-12);
-        assert!((resolve(None, &p) - 1e-6 * 65f64.sqrt()).abs() < 1e-18);
-        assert_eq!(resolve(Some(0.5), &p), 0.5);
-        assert_eq!(model_size(&Particles::default()), 0.0);
+        assert!((model_size(&p, []) - 65f64.sqrt()).abs() < 1e-12);
+        assert!((resolve(None, &p, &Flow::default()) - 1e-6 * 65f64.sqrt()).abs() < 1e-18);
+        assert_eq!(resolve(Some(0.5), &p, &Flow::default()), 0.5);
+        assert_eq!(model_size(&Particles::default(), []), 0.0);
     }
 }

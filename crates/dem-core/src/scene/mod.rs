@@ -10,6 +10,7 @@ mod mesh_body;
 mod placement;
 pub(crate) use placement::triangle_distance;
 mod polyhedra;
+pub(crate) use polyhedra::random_rotation;
 mod random_packing;
 mod settings;
 pub mod size_distribution;
