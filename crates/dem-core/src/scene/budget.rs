@@ -21,8 +21,43 @@ pub fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// The most the inlets of `scene` can insert when nothing removes particles (no outlet):
+/// an inlet's `total`, or its rate by number over its time window when the scene's
+/// duration is a time (a rate by mass, without a `total`, is not counted: the count
+/// depends on the sizes drawn); 0 with an outlet.
+pub fn inserted_count(scene: &Scene) -> u64 {
+    let end = match scene.duration {
+        super::Duration::Time(t) => Some(t),
+        super::Duration::Steps(_) => None,
+    };
+    let inserted = |inlet: &crate::inlet::InletSpec| -> u64 {
+        let by_rate = match (inlet.rate, end) {
+            (crate::inlet::Rate::Number(rate), Some(end)) => {
+                let window = inlet.end.map_or(end, |e| e.min(end)) - inlet.start;
+                // Saturating: a huge product counts as u64::MAX.
+                Some((rate * window.max(0.0)).floor() as u64)
+            }
+            _ => None,
+        };
+        match (inlet.total, by_rate) {
+            (Some(t), Some(r)) => t.min(r),
+            (Some(t), None) => t,
+            (None, Some(r)) => r,
+            (None, None) => 0,
+        }
+    };
+    match scene.outlets.is_empty() {
+        true => scene
+            .inlets
+            .iter()
+            .map(inserted)
+            .fold(0, u64::saturating_add),
+        false => 0,
+    }
+}
+
 /// Particles the generators of `scene` will make (meshes and CSV files not counted: their
-/// size is known only once read).
+/// size is known only once read), plus [`inserted_count`].
 pub fn particle_count(scene: &Scene) -> u64 {
     scene
         .bodies
@@ -35,7 +70,7 @@ pub fn particle_count(scene: &Scene) -> u64 {
             BodySpec::Box { .. } => 6,
             _ => 1,
         })
-        .fold(0, u64::saturating_add)
+        .fold(inserted_count(scene), u64::saturating_add)
 }
 
 /// Refuses a scene whose particles would take more than `available` bytes.
@@ -48,9 +83,13 @@ pub fn check(scene: &Scene, available: Option<u64>) -> Result<(), DemError> {
     if need > available {
         let gb = |b: u64| b as f64 / 1e9;
         return Err(scene.error(format!(
-            "bodies: the scene makes {n} particles, which need about {:.1} GB (about {} \
+            "{}: the scene makes {n} particles, which need about {:.1} GB (about {} \
              bytes each with their contacts and broad phase); this machine has {:.1} GB \
              available",
+            match inserted_count(scene) {
+                0 => "bodies",
+                _ => "bodies, inlets",
+            },
             gb(need),
             BYTES_PER_PARTICLE,
             gb(available)
@@ -93,5 +132,42 @@ mod tests {
         );
         check(&small, Some(8 << 30)).unwrap();
         assert!(available_memory().is_some_and(|b| b > 0));
+    }
+
+    #[test]
+    fn inlets_count_with_what_they_can_insert() {
+        let text = |inlet: &str, outlet: &str, duration: &str| {
+            let t = format!(
+                r#"Scene(materials: {{ "m": (density: 1, young: 1) }}, laws: [], bodies: [],
+                   inlets: [Inlet(name: "in", region: Box(min: (0, 0, 0), max: (1, 1, 1)),
+                                  radius: Const(0.01), material: "m", seed: 1, {inlet})],
+                   outlets: [{outlet}], timestep: Fixed(1e-6), duration: {duration})"#
+            );
+            Scene::parse(&t, Path::new("feed.ron")).unwrap()
+        };
+        // 1e9 per second from t = 2 s to the end at 10 s.
+        let flood = text("rate: Number(1e9), start: 2", "", "Time(10)");
+        assert_eq!(particle_count(&flood), 8_000_000_000);
+        let e = check(&flood, Some(8 << 30)).unwrap_err().to_string();
+        assert!(
+            e.contains("feed.ron: bodies, inlets: the scene makes 8000000000 particles"),
+            "{e}"
+        );
+        // A window, a total, a duration in steps, an outlet.
+        let window = text("rate: Number(1e9), start: 2, end: 3", "", "Time(10)");
+        assert_eq!(particle_count(&window), 1_000_000_000);
+        let total = text("rate: Number(1e9), total: 500", "", "Time(10)");
+        assert_eq!(particle_count(&total), 500);
+        assert_eq!(
+            particle_count(&text("rate: Number(1e9)", "", "Steps(10)")),
+            0
+        );
+        assert_eq!(particle_count(&text("rate: Mass(1e9)", "", "Time(10)")), 0);
+        let drained = text(
+            "rate: Number(1e9)",
+            r#"Outlet(name: "out", region: Box(min: (0, 0, -1), max: (1, 1, 0)))"#,
+            "Time(10)",
+        );
+        assert_eq!(particle_count(&drained), 0);
     }
 }
