@@ -499,3 +499,53 @@ fn removing_spheres_whose_contacts_cross_a_periodic_face_keeps_the_ledger_and_re
         "drift {drift:e} J with the flow, {plain:e} J without"
     );
 }
+
+/// A square `w` wide at height `z` facing down (-z), written as an OBJ file.
+fn square_facing_down(name: &str, w: f64, z: f64) -> String {
+    let path = dem_verification::mesh::write_obj(
+        name,
+        &[[0.0, 0.0, z], [0.0, w, z], [w, w, z], [w, 0.0, z]],
+        &[[0, 1, 2], [0, 2, 3]],
+    );
+    path.to_str().unwrap().replace('\\', "/")
+}
+
+#[test]
+fn surface_regions_insert_in_front_of_a_mesh_and_remove_like_the_same_box() {
+    // The drain as the layer under a square: the same region as the box DRAIN, so the
+    // run is bitwise the run with the box.
+    let drain = square_facing_down("drain-square", 0.012, 0.003);
+    let surface_drain =
+        format!(r#"Outlet(name: "drain", region: Surface(file: "{drain}", depth: 0.013))"#);
+    let mut boxed = sim_from_text(&chute(FEED, DRAIN, 3000), "box.ron").unwrap();
+    let mut layered = sim_from_text(&chute(FEED, &surface_drain, 3000), "surface.ron").unwrap();
+    boxed.run_steps(3000).unwrap();
+    layered.run_steps(3000).unwrap();
+    assert!(boxed.flow.outlets[0].state.count > 5);
+    assert!(
+        state(&boxed) == state(&layered),
+        "the surface drain differs from the box"
+    );
+    // The feed as the 20 mm layer under a square at z = 60 mm: every sphere inserted
+    // over the square, at least its radius from both sheets.
+    let top = square_facing_down("feed-square", 0.03, 0.06);
+    let feed = FEED.replace(
+        "region: Box(min: (0, 0, 0.04), max: (0.03, 0.03, 0.06))",
+        &format!(r#"region: Surface(file: "{top}", depth: 0.02)"#),
+    );
+    let mut sim = sim_from_text(&chute(&feed, "", 10), "feed.ron").unwrap();
+    let made = sim.flow.inlets[0].insert(0, 0.05, &sim.particles, None);
+    assert!(made.len() > 50, "only {} inserted", made.len());
+    for s in &made {
+        let (c, r) = (s.center, s.radius);
+        assert!(
+            (0.0..=0.03).contains(&c.x) && (0.0..=0.03).contains(&c.y),
+            "{c}"
+        );
+        assert!(
+            c.z >= 0.04 + r - 1e-12 && c.z <= 0.06 - r + 1e-12,
+            "{c} r {r}"
+        );
+    }
+    sim.run_steps(10).unwrap();
+}

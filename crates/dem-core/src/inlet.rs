@@ -147,6 +147,8 @@ impl Inlet {
         densities: Vec<f64>,
         base: &std::path::Path,
     ) -> Result<Inlet, String> {
+        let mut spec = spec.clone();
+        spec.region.load(base).map_err(|e| format!("region: {e}"))?;
         spec.region.check().map_err(|e| format!("region: {e}"))?;
         let maker = Maker::new(&spec.shape)?;
         let sizes = spec
@@ -210,14 +212,15 @@ impl Inlet {
                 maker.bound(sizes.max())
             ));
         }
+        let rng = Pcg64::seed_from_u64(spec.seed);
         Ok(Inlet {
-            spec: spec.clone(),
+            spec,
             maker,
             sizes,
             mix,
             densities,
             state: InletState {
-                rng: Pcg64::seed_from_u64(spec.seed),
+                rng,
                 count: 0,
                 mass: 0.0,
                 next: None,

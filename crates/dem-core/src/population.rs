@@ -61,8 +61,10 @@ pub fn build_flow(
         flow.inlets.push(inlet);
     }
     for (k, spec) in scene.outlets.iter().enumerate() {
+        let mut spec = spec.clone();
         spec.region
-            .check()
+            .load(base)
+            .and_then(|_| spec.region.check())
             .map_err(|e| scene.error(format!("outlets[{k}].region: {e}")))?;
         if !(spec.start >= 0.0 && spec.start.is_finite()) {
             return Err(scene.error(format!(
@@ -71,7 +73,7 @@ pub fn build_flow(
             )));
         }
         flow.outlets.push(Outlet {
-            spec: spec.clone(),
+            spec,
             state: Default::default(),
         });
     }

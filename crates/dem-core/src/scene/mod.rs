@@ -460,6 +460,24 @@ impl Scene {
                         _ => None,
                     }),
             )
+            .chain(
+                self.inlets
+                    .iter()
+                    .map(|i| ("inlets", &i.region))
+                    .enumerate()
+                    .chain(
+                        self.outlets
+                            .iter()
+                            .map(|o| ("outlets", &o.region))
+                            .enumerate(),
+                    )
+                    .filter_map(|(k, (list, region))| match region {
+                        crate::region::Region::Surface { file, .. } => {
+                            Some((format!("{list}[{k}].region.file"), file))
+                        }
+                        _ => None,
+                    }),
+            )
             .map(|(field, file)| InputFile {
                 field,
                 file: file.clone(),

@@ -1,8 +1,18 @@
-//! Regions of space for inlets and outlets: an axis-aligned box or a finite cylinder.
+//! Regions of space for inlets and outlets: an axis-aligned box, a finite cylinder, or the
+//! layer in front of a triangulated surface ([`surface`]).
+
+pub mod surface;
 
 use nalgebra::Vector3;
 use rand::Rng;
 use serde::Deserialize;
+use std::path::Path;
+use std::sync::Arc;
+use surface::Surface;
+
+fn one() -> f64 {
+    1.0
+}
 
 /// A region of space, as a scene writes it.
 #[derive(Deserialize, Debug, Clone, PartialEq)]
@@ -27,6 +37,23 @@ pub enum Region {
         /// Length along the axis, m.
         height: f64,
     },
+    /// The points in front of a triangulated surface: within `depth` of it along the
+    /// triangles' normals, over the triangles (see [`surface`]).
+    Surface {
+        /// `.stl` or `.obj` file, relative to the scene file.
+        file: String,
+        /// Thickness of the layer, m.
+        depth: f64,
+        /// Uniform scale applied to the file's coordinates first.
+        #[serde(default = "one")]
+        scale: f64,
+        /// Translation applied after scaling, m.
+        #[serde(default)]
+        translate: [f64; 3],
+        /// The triangles, once [`Region::load`] has read them.
+        #[serde(skip)]
+        loaded: Option<Arc<Surface>>,
+    },
 }
 
 fn v(a: [f64; 3]) -> Vector3<f64> {
@@ -34,11 +61,64 @@ fn v(a: [f64; 3]) -> Vector3<f64> {
 }
 
 impl Region {
+    /// Reads the file of a `Surface` region (relative to `base`); nothing for the others.
+    /// The error names the file and the field.
+    pub fn load(&mut self, base: &Path) -> Result<(), String> {
+        let Region::Surface {
+            file,
+            scale,
+            translate,
+            loaded,
+            ..
+        } = self
+        else {
+            return Ok(());
+        };
+        if !(*scale > 0.0 && scale.is_finite() && translate.iter().all(|x| x.is_finite())) {
+            return Err(format!(
+                "Surface: scale must be positive and finite, translate finite, got {scale} and \
+                 {translate:?}"
+            ));
+        }
+        let triangles = crate::mesh::read::read_triangles(&base.join(&*file))
+            .map_err(|e| format!("Surface.file: {e}"))?;
+        let t = v(*translate);
+        let placed: Vec<[Vector3<f64>; 3]> = triangles
+            .iter()
+            .map(|tri| tri.map(|p| v(p) * *scale + t))
+            .collect();
+        let surface = Surface::new(&placed).map_err(|e| format!("Surface.file: {file}: {e}"))?;
+        *loaded = Some(Arc::new(surface));
+        Ok(())
+    }
+
+    /// The triangles of a loaded `Surface` region.
+    fn surface(&self) -> (&Surface, f64) {
+        match self {
+            Region::Surface {
+                loaded: Some(s),
+                depth,
+                ..
+            } => (s, *depth),
+            _ => panic!("a Surface region is used only once loaded"),
+        }
+    }
+
     /// Refuses a region that holds no point or is not finite (the message names the
     /// parameter).
     pub fn check(&self) -> Result<(), String> {
         let finite = |a: &[f64; 3]| a.iter().all(|x| x.is_finite());
         match self {
+            Region::Surface { depth, loaded, .. } => {
+                if !(*depth > 0.0 && depth.is_finite()) {
+                    return Err(format!(
+                        "Surface: depth must be positive and finite, m, got {depth}"
+                    ));
+                }
+                if loaded.is_none() {
+                    return Err("Surface: the file was not read".into());
+                }
+            }
             Region::Box { min, max } => {
                 if !(finite(min) && finite(max) && (0..3).all(|i| min[i] < max[i])) {
                     return Err(format!(
@@ -94,6 +174,10 @@ impl Region {
                 let r = (d - a * h).norm();
                 h.min(height - h).min(radius - r)
             }
+            Region::Surface { .. } => {
+                let (s, depth) = self.surface();
+                s.depth(x, depth)
+            }
         }
     }
 
@@ -113,6 +197,10 @@ impl Region {
                 let reach = Vector3::from_fn(|i, _| radius * (1.0 - a[i] * a[i]).max(0.0).sqrt());
                 (b.inf(&t) - reach, b.sup(&t) + reach)
             }
+            Region::Surface { .. } => {
+                let (s, depth) = self.surface();
+                s.bounds(depth)
+            }
         }
     }
 
@@ -122,6 +210,10 @@ impl Region {
             Region::Box { min, max } => (0..3).map(|i| max[i] - min[i]).product(),
             Region::Cylinder { radius, height, .. } => {
                 std::f64::consts::PI * radius * radius * height
+            }
+            Region::Surface { .. } => {
+                let (s, depth) = self.surface();
+                s.area() * depth
             }
         }
     }
@@ -168,6 +260,10 @@ impl Region {
                 let along = margin + h * rng.random::<f64>();
                 Some(v(*base) + a * along + (e1 * phi.cos() + e2 * phi.sin()) * rho)
             }
+            Region::Surface { .. } => {
+                let (s, depth) = self.surface();
+                s.sample(depth, margin, rng)
+            }
         }
     }
 }
@@ -206,6 +302,7 @@ mod tests {
             let expect = match &region {
                 Region::Box { .. } => (0.6 * 1.6 * 2.6) / (0.8 * 1.8 * 2.8),
                 Region::Cylinder { .. } => (0.3f64 * 0.3 * 1.6) / (0.4 * 0.4 * 1.8),
+                Region::Surface { .. } => unreachable!(),
             };
             let got = inner as f64 / n as f64;
             let sigma = (expect * (1.0 - expect) / n as f64).sqrt();
