@@ -22,9 +22,9 @@
 //!   edge and vertex contacts).
 
 use crate::error::IntersectionError;
-use crate::gjk::gjk_distance_offset;
+use crate::gjk::gjk_distance_from;
 use crate::intersection::intersect;
-use crate::polyhedron::{polygon_area_centroid, Polyhedron};
+use crate::polyhedron::{polygon_area_centroid_along, Polyhedron};
 use nalgebra::{Point3, Vector2, Vector3};
 
 /// Default geometric epsilon, relative to the model size: the absolute epsilon is
@@ -94,25 +94,25 @@ pub fn contact(
         Err(e) => return Err(e),
     };
     let poly = &inter.polyhedron;
-    let faces: Vec<(f64, Point3<f64>)> = poly
-        .faces()
+    let verts = poly.vertices();
+    // One pass over the faces: the area and centroid of each, the volume (the faces'
+    // pyramids with apex at the vertex mean `o`), and the sums for the contact point
+    // (area-weighted centroids) and normal (weights a_f², taken relative to the squared
+    // extent `r2` of the intersection: same direction and conditioning, no underflow for
+    // tiny bodies).
+    let o = verts.iter().map(|p| p.coords).sum::<Vector3<f64>>() / verts.len().max(1) as f64;
+    let r2 = verts
         .iter()
-        .map(|f| polygon_area_centroid(poly.vertices(), &f.vertices))
-        .collect();
-    let area: f64 = faces.iter().map(|(af, _)| af).sum();
-    if area.is_nan() || area <= 0.0 {
-        return Err(IntersectionError::Degenerate(
-            "intersection without surface".into(),
-        ));
-    }
-    let mut moment = Vector3::zeros();
-    let mut n = Vector3::zeros();
-    let mut weight = 0.0;
-    for ((af, cf), (f, src)) in faces.iter().zip(poly.faces().iter().zip(&inter.sources)) {
-        moment += (*af / area) * cf.coords;
-        // Weights a_f² taken relative to the total area: same direction and
-        // conditioning, no underflow for tiny bodies.
-        let w = (af / area).powi(2);
+        .map(|p| (p.coords - o).norm_squared())
+        .fold(0.0, f64::max);
+    let (mut area, mut volume, mut weight) = (0.0, 0.0, 0.0);
+    let (mut moment, mut n) = (Vector3::zeros(), Vector3::zeros());
+    for (f, src) in poly.faces().iter().zip(&inter.sources) {
+        let (af, cf) = polygon_area_centroid_along(verts, &f.vertices, &f.normal);
+        area += af;
+        moment += af * cf.coords;
+        volume += af * f.normal.dot(&(cf.coords - o));
+        let w = (af / r2).powi(2);
         weight += w;
         match (src.a, src.b) {
             (Some(_), None) => n += w * f.normal,
@@ -120,6 +120,12 @@ pub fn contact(
             _ => {}
         }
     }
+    if area.is_nan() || area <= 0.0 {
+        return Err(IntersectionError::Degenerate(
+            "intersection without surface".into(),
+        ));
+    }
+    let moment = moment / area;
     let point = Point3::from(moment);
     let len = n.norm();
     let conditioning = if weight > 0.0 { len / weight } else { 0.0 };
@@ -144,14 +150,14 @@ pub fn contact(
     if gap < -eps {
         let g = gap.abs();
         // dist(A - g n, B + g n) = dist(A, B + 2 g n).
-        let d = gjk_distance_offset(a, b, &(2.0 * g * normal)).distance;
+        let d = gjk_distance_from(a, b, &(2.0 * g * normal), &normal).distance;
         gap = (d - 2.0 * g).min(0.0);
     }
     Ok(Contact {
         point,
         normal,
         area: 0.5 * area,
-        volume: poly.volume(),
+        volume: volume / 3.0,
         gap,
         conditioning,
         faces: (a.nearest_face(&point), b.nearest_face(&point)),

@@ -160,6 +160,18 @@ pub fn gjk_distance(a: &Polyhedron, b: &Polyhedron) -> Proximity {
 /// GJK distance between A and B translated by `offset` (length), without building
 /// the translated body; the closest point on B is returned in the translated place.
 pub fn gjk_distance_offset(a: &Polyhedron, b: &Polyhedron, offset: &Vector3<f64>) -> Proximity {
+    let start = b.vertices()[0] + offset - a.vertices()[0];
+    gjk_distance_from(a, b, offset, &start)
+}
+
+/// [`gjk_distance_offset`] starting from the support points along `towards` (from A to
+/// B): a direction close to the separating one (a contact normal) saves iterations.
+pub fn gjk_distance_from(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    offset: &Vector3<f64>,
+    towards: &Vector3<f64>,
+) -> Proximity {
     // Work relative to a vertex of A and in units of the larger body, so that tiny or
     // huge models neither underflow nor overflow the Gram systems.
     let size = a.diameter().max(b.diameter());
@@ -179,7 +191,7 @@ pub fn gjk_distance_offset(a: &Polyhedron, b: &Polyhedron, offset: &Vector3<f64>
             b: pb,
         }
     };
-    let first = support(&(b.vertices()[0] + offset - a.vertices()[0]));
+    let first = support(towards);
     let mut simplex = Simplex {
         verts: [first; 4],
         weights: [1.0, 0.0, 0.0, 0.0],

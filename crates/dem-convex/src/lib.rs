@@ -55,7 +55,7 @@ pub mod sparsify;
 
 pub use contact::{contact, Contact, ContactKind, ContactOptions, GEOMETRIC_EPSILON};
 pub use error::{ConvexError, IntersectionError};
-pub use gjk::{gjk_distance, gjk_distance_offset, Proximity};
+pub use gjk::{gjk_distance, gjk_distance_from, gjk_distance_offset, Proximity};
 pub use hull::{convex_hull, Hull};
 pub use interior::{chebyshev_centre, ChebyshevCentre};
 pub use intersection::{intersect, intersect_exact, FaceSource, Intersection};
