@@ -209,6 +209,15 @@ fn magnitude(sim: &Simulation) -> f64 {
     sim.ledger.row().iter().map(|x| x.abs()).sum()
 }
 
+/// An inlet putting 20 spheres at once in free space above the chute at `start` (s).
+fn twenty_at(start: f64) -> String {
+    format!(
+        r#"Inlet(name: "feed", region: Box(min: (0, 0, 0.05), max: (0.03, 0.03, 0.07)),
+        radius: Const(0.002), material: "glass", rate: Number(1e12), start: {start},
+        total: 20, seed: 4, every: 1)"#
+    )
+}
+
 #[test]
 fn the_step_of_an_insertion_and_a_removal_keeps_the_ledger_total() {
     // A settled pile on the floor; at t1 the outlet opens under part of it (removing
@@ -219,11 +228,7 @@ fn the_step_of_an_insertion_and_a_removal_keeps_the_ledger_total() {
     let (dt, k1) = (2e-5, 2500);
     let t1 = k1 as f64 * dt;
     let start = t1 - 0.5 * dt;
-    let feed = format!(
-        r#"Inlet(name: "feed", region: Box(min: (0, 0, 0.05), max: (0.03, 0.03, 0.07)),
-        radius: Const(0.002), material: "glass", rate: Number(1e12), start: {start},
-        total: 20, seed: 4, every: 1)"#
-    );
+    let feed = twenty_at(start);
     let drain = format!(
         r#"Outlet(name: "drain", region: Box(min: (0, 0, 0), max: (0.011, 0.011, 0.004)),
         start: {start})"#
@@ -446,11 +451,7 @@ fn removing_spheres_whose_contacts_cross_a_periodic_face_keeps_the_ledger_and_re
     let (dt, k1) = (1e-5, 300);
     let t1 = k1 as f64 * dt;
     let start = t1 - 0.5 * dt;
-    let feed = format!(
-        r#"Inlet(name: "feed", region: Box(min: (0, 0, 0.05), max: (0.03, 0.03, 0.07)),
-        radius: Const(0.002), material: "glass", rate: Number(1e12), start: {start},
-        total: 20, seed: 4, every: 1)"#
-    );
+    let feed = twenty_at(start);
     let drain = format!(
         r#"Outlet(name: "drain", region: Box(min: (-0.01, -0.001, 0), max: (0.04, 0.0035, 0.004)),
         start: {start})"#

@@ -300,6 +300,9 @@ def main():
         ws.append(w)
         rbs.append(rb)
         es.append(e)
+    if len(ds) < 3:
+        print("fewer than three orifices: no fit")
+        return 0
     c, ec, k, ek, chi = fit(ds, ws, rbs, es)
     print(f"fit: C = {c:.3f} +- {ec:.3f}, k = {k:.2f} +- {ek:.2f} (reduced chi^2 {chi:.2f})")
     if args.plot:
