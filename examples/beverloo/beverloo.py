@@ -38,6 +38,9 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenes", "meshes"))
+import make_meshes  # noqa: E402  (the silo mesh and the STL writer of the shipped scenes)
+
 D_PARTICLE = 0.004
 R_SILO = 0.06
 H_SILO = 0.32
@@ -51,31 +54,8 @@ SLAB = (0.010, 0.040)
 N_RING = 64
 
 
-def ring(r, z, n=N_RING):
-    return [(r * math.cos(2 * math.pi * k / n), r * math.sin(2 * math.pi * k / n), z) for k in range(n)]
-
-
 def silo_triangles(orifice_radius):
-    walls = [ring(R_SILO, H_SILO * i / 6) for i in range(7)]
-    floor = [ring(orifice_radius + (R_SILO - orifice_radius) * i / 3, 0.0) for i in range(4)]
-    tris = []
-    for band in (walls, floor):
-        for lo, hi in zip(band, band[1:]):
-            for k in range(N_RING):
-                a, b, c, d = lo[k], lo[(k + 1) % N_RING], hi[(k + 1) % N_RING], hi[k]
-                tris += [(a, c, b), (a, d, c)]
-    return tris
-
-
-def write_stl(path, tris):
-    with open(path, "wb") as f:
-        f.write(b"dem beverloo silo".ljust(80, b" "))
-        f.write(struct.pack("<I", len(tris)))
-        for t in tris:
-            f.write(struct.pack("<3f", 0.0, 0.0, 0.0))
-            for v in t:
-                f.write(struct.pack("<3f", *v))
-            f.write(struct.pack("<H", 0))
+    return make_meshes.silo(R_SILO, H_SILO, orifice_radius, n=N_RING, wall_bands=6, floor_bands=3)
 
 
 def write_gate(path, orifice_radius):
@@ -274,7 +254,7 @@ def main():
         run = os.path.join(args.out, "D%g" % ratio)
         if not args.analyse_only:
             os.makedirs(run, exist_ok=True)
-            write_stl(os.path.join(run, "silo.stl"), silo_triangles(orifice / 2))
+            make_meshes.write_binary_stl(os.path.join(run, "silo.stl"), silo_triangles(orifice / 2))
             write_gate(os.path.join(run, "gate.obj"), orifice / 2)
             write_scene(os.path.join(run, "scene.ron"), orifice)
             subprocess.run(

@@ -36,14 +36,16 @@ def hopper():
     return tris
 
 
-def silo(radius=0.06, height=0.25, orifice=0.02):
-    rings = [ring(radius, height * i / 5) for i in range(6)]
-    floor = [ring(orifice + (radius - orifice) * i / 2, 0.0) for i in range(3)]
+def silo(radius=0.06, height=0.25, orifice=0.02, n=N, wall_bands=5, floor_bands=2):
+    """A flat-bottomed cylindrical silo, axis z, its floor an annulus around a central
+    orifice (also used by examples/beverloo/beverloo.py)."""
+    rings = [ring(radius, height * i / wall_bands, n) for i in range(wall_bands + 1)]
+    floor = [ring(orifice + (radius - orifice) * i / floor_bands, 0.0, n) for i in range(floor_bands + 1)]
     tris = []
     for band in (rings, floor):
         for lo, hi in zip(band, band[1:]):
-            for k in range(N):
-                a, b, c, d = lo[k], lo[(k + 1) % N], hi[(k + 1) % N], hi[k]
+            for k in range(n):
+                a, b, c, d = lo[k], lo[(k + 1) % n], hi[(k + 1) % n], hi[k]
                 tris += [(a, c, b), (a, d, c)]
     return tris
 
