@@ -34,7 +34,6 @@ import argparse
 import csv
 import math
 import os
-import struct
 import subprocess
 import sys
 
