@@ -332,3 +332,88 @@ fn bad_templates_say_what_is_wrong() {
         assert!(e.contains(want), "{e} lacks {want}");
     }
 }
+
+/// A scene with the template `templates` (RON map body) and one clump of `name`.
+fn clump_scene(templates: &str, name: &str) -> String {
+    format!(
+        r#"Scene(
+    materials: {{ "m": (density: 1000, young: 1e6) }},
+    laws: [(materials: ("m", "m"), law: "Law2_L6Geom_LinearElPl")],
+    clump_templates: {{ {templates} }},
+    bodies: [Clump(template: "{name}", position: (0, 0, 0), material: "m")],
+    timestep: Critical(0.1),
+    duration: Steps(1),
+)"#
+    )
+}
+
+#[test]
+fn bad_clump_scenes_name_the_file_and_field() {
+    let dir = std::env::temp_dir().join(format!("dem-clumps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bad.csv"),
+        "x,y,z,radius\n0,0,0,1e-3\n1e-3,0,0,zero\n",
+    )
+    .unwrap();
+    let scene = dir.join("s.ron");
+    let pair = r#""pair": (members: [((0, 0, 0), 1e-3), ((1.5e-3, 0, 0), 1e-3)])"#;
+    let cases = [
+        (
+            clump_scene(pair, "pear"),
+            "s.ron: bodies[0].template: unknown clump template `pear` (defined: pair)",
+        ),
+        (
+            clump_scene(r#""e": (members: [])"#, "e"),
+            "s.ron: clump_templates.e: a clump template needs at least one member",
+        ),
+        (
+            clump_scene(
+                r#""e": (members: [((0, 0, 0), 1e-3)], file: "bad.csv")"#,
+                "e",
+            ),
+            "s.ron: clump_templates.e: give either `members` or `file`",
+        ),
+        (
+            clump_scene(
+                r#""e": (members: [((0, 0, 0), 1e-3), ((0, 0, 0), -1)])"#,
+                "e",
+            ),
+            "clump_templates.e: member 1: radius must be positive",
+        ),
+        (
+            clump_scene(
+                r#""e": (members: [((0, 0, 0), 1e-3), ((0.1, 0, 0), 1e-3)])"#,
+                "e",
+            ),
+            "clump_templates.e: member 1 does not touch",
+        ),
+        (
+            clump_scene(r#""e": (members: [((0, 0, 0), 1e-3)], scale: 0)"#, "e"),
+            "clump_templates.e: scale must be positive",
+        ),
+        (
+            clump_scene(r#""e": (file: "bad.csv")"#, "e"),
+            "clump_templates.e.file: ",
+        ),
+        (
+            clump_scene(r#""e": (file: "bad.csv")"#, "e"),
+            "bad.csv:3: column `radius`: `zero` is not a number",
+        ),
+        (
+            clump_scene(r#""e": (member: [((0, 0, 0), 1e-3)])"#, "e"),
+            "s.ron:4:",
+        ),
+    ];
+    for (text, want) in cases {
+        std::fs::write(&scene, &text).unwrap();
+        let e = match dem_core::scene::Scene::load(&scene)
+            .and_then(|s| dem_core::Simulation::new(s, dem_verification::plugins()))
+        {
+            Ok(_) => panic!("accepted: {text}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(want), "{e}\nlacks {want}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -8,11 +8,13 @@
 //! `inertia` is diagonal in the body frame and the rotation integrator of
 //! [`crate::rotation`] applies as it is.
 
+pub mod body;
 pub mod disc_union;
 pub mod quadrature;
 pub mod template_csv;
 pub mod union_mass;
 
+pub use body::ClumpBody;
 pub use union_mass::{union_mass_properties, Member};
 
 use nalgebra::{Isometry3, Translation3, Vector3};

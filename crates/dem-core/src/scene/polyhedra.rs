@@ -93,7 +93,7 @@ pub(super) fn add_polyhedron(
 }
 
 /// A rotation drawn uniformly from SO(3) (Shoemake's subgroup algorithm).
-fn random_rotation(rng: &mut impl Rng) -> UnitQuaternion<f64> {
+pub(super) fn random_rotation(rng: &mut impl Rng) -> UnitQuaternion<f64> {
     let (u1, u2, u3): (f64, f64, f64) = (rng.random(), rng.random(), rng.random());
     let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
     let (t2, t3) = (std::f64::consts::TAU * u2, std::f64::consts::TAU * u3);
