@@ -215,16 +215,58 @@ fn the_ledger_closes_when_a_clump_drops_on_a_wall() {
     assert!(fine < 1e-3, "{fine:e}");
 }
 
-#[test]
-fn clump_runs_are_bitwise_equal_on_one_and_two_threads() {
-    let text = scene(
+/// 40 random clumps poured into a box.
+fn pour() -> String {
+    scene(
         r#"ClumpFill(template: "ell", min: (0, 0, 0), max: (0.2, 0.2, 0.3), count: 40, material: "m", seed: 3),
            Box(min: (0, 0, 0), max: (0.2, 0.2, 0.3), material: "m")"#,
         9.81,
         0.1,
         "Critical(0.2)",
         0,
-    );
+    )
+}
+
+/// Every bit of the clumps' bodies and of the particles' positions and velocities.
+fn bits(sim: &Simulation) -> Vec<u64> {
+    let p = &sim.particles;
+    let mut out = Vec::new();
+    for c in &sim.clumps {
+        for v in [c.pos, c.vel, c.angvel] {
+            out.extend(v.iter().map(|x| x.to_bits()));
+        }
+        out.extend(c.ori.coords.iter().map(|x| x.to_bits()));
+    }
+    for i in 0..p.len() {
+        out.extend(p.pos[i].iter().chain(p.vel[i].iter()).map(|x| x.to_bits()));
+    }
+    out.extend(sim.ledger.row().iter().map(|x| x.to_bits()));
+    out
+}
+
+#[test]
+fn a_clump_run_resumes_bitwise_from_a_checkpoint() {
+    use dem_core::Checkpoint;
+    use std::path::Path;
+    let text = pour();
+    let mut whole = sim_from_text(&text, "pour.ron").unwrap();
+    whole.run_steps(2000).unwrap();
+    let mut parts = sim_from_text(&text, "pour.ron").unwrap();
+    parts.run_steps(1100).unwrap();
+    assert!(parts.live_contacts > 0);
+    let bytes = Checkpoint::capture(&parts, dem_verification::plugins(), Vec::new()).to_bytes();
+    let ck = Checkpoint::from_bytes(&bytes, Path::new("pour.ckpt")).unwrap();
+    let scene = ck.scene().unwrap();
+    let mut parts = ck
+        .restore(scene, dem_verification::plugins(), Path::new("pour.ckpt"))
+        .unwrap();
+    parts.run_steps(900).unwrap();
+    assert!(bits(&parts) == bits(&whole), "the resumed run differs");
+}
+
+#[test]
+fn clump_runs_are_bitwise_equal_on_one_and_two_threads() {
+    let text = pour();
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
