@@ -295,3 +295,48 @@ fn clump_runs_are_bitwise_equal_on_one_and_two_threads() {
     );
     assert_eq!(one, two);
 }
+
+#[test]
+fn outputs_give_one_row_per_clump_and_the_members_their_clump() {
+    let text = scene(
+        r#"Sphere(center: (0.1, 0, 0.05), radius: 0.01, material: "m"),
+           Clump(template: "ell", position: (0, 0, 0.05), velocity: (0.1, 0, 0), material: "m"),
+           Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m")"#,
+        9.81,
+        0.0,
+        "Critical(0.2)",
+        0,
+    );
+    let mut sim = sim_from_text(&text, "out.ron").unwrap();
+    sim.run_steps(10).unwrap();
+    let dir = std::env::temp_dir().join(format!("dem-clump-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dem_core::output::write_particles(&dir, &sim).unwrap();
+    let csv = std::fs::read_to_string(path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let kinds: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    assert_eq!(kinds, ["Sphere", "Clump", "Wall"], "{csv}");
+    let c = &sim.clumps[0];
+    let num = |k: usize| rows[1][k].parse::<f64>().unwrap();
+    assert_eq!([num(2), num(3), num(4)], [c.pos.x, c.pos.y, c.pos.z]);
+    assert_eq!([num(5), num(6), num(7)], [c.vel.x, c.vel.y, c.vel.z]);
+    assert_eq!(num(11), c.template.bounding_radius);
+    // Free fall: the force on the clump is its weight.
+    assert!((num(14) + c.mass * 9.81).abs() < 1e-12 * c.mass * 9.81);
+    // VTK: the members carry the clump's index, the sphere -1.
+    let grid = dem_core::vtk::particles(&sim);
+    let clump = grid
+        .point_data
+        .iter()
+        .find(|a| a.name == "clump")
+        .expect("a clump array");
+    let dem_core::vtk::Values::I64(ids) = &clump.values else {
+        panic!("the clump array is not Int64")
+    };
+    assert_eq!(ids, &[-1, 0, 0, 0]);
+}

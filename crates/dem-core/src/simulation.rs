@@ -596,6 +596,14 @@ impl Simulation {
         result
     }
 
+    /// The clump (index into [`Self::clumps`]) whose member particle `i` is, if any.
+    pub fn clump_of(&self, i: usize) -> Option<usize> {
+        self.clump_of
+            .get(i)
+            .filter(|&&k| k != u32::MAX)
+            .map(|&k| k as usize)
+    }
+
     /// Contact force and torque on each mesh at the last step (order of [`Self::meshes`]).
     pub fn mesh_loads(&self) -> Vec<MeshLoad> {
         self.meshes
