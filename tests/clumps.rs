@@ -404,6 +404,14 @@ fn bad_clump_scenes_name_the_file_and_field() {
             clump_scene(r#""e": (member: [((0, 0, 0), 1e-3)])"#, "e"),
             "s.ron:4:",
         ),
+        (
+            clump_scene(pair, "pair").replace(
+                "    timestep:",
+                r#"    outlets: [Outlet(name: "drain", region: Box(min: (0, 0, -1), max: (1, 1, -0.5)))],
+    timestep:"#,
+            ),
+            "s.ron: inlets, outlets: not supported in a scene with clumps yet",
+        ),
     ];
     for (text, want) in cases {
         std::fs::write(&scene, &text).unwrap();

@@ -343,6 +343,11 @@ impl Simulation {
                     "inlets, outlets: not supported in a scene with clumps yet (an outlet \
                      would have to remove whole clumps)",
                 ),
+                (
+                    scene.output.stress.is_some(),
+                    "output.stress: not supported in a scene with clumps yet (the kinetic \
+                     part and the solid fraction would count each member as a body)",
+                ),
             ];
             if let Some((_, why)) = unsupported.iter().find(|(bad, _)| *bad) {
                 return Err(scene.error(why));
