@@ -339,6 +339,27 @@ fn check(scene_path: &Path, extra: &[PathBuf]) -> Result<(), DemError> {
     for line in flow_lines(&sim) {
         println!("{line}");
     }
+    // Clumps by template, in order of first appearance.
+    let mut templates: Vec<(&str, usize, &dem_core::clump::ClumpBody)> = Vec::new();
+    for c in &sim.clumps {
+        match templates.iter_mut().find(|(n, ..)| *n == c.template_name) {
+            Some(t) => t.1 += 1,
+            None => templates.push((&c.template_name, 1, c)),
+        }
+    }
+    for (name, count, c) in templates {
+        let i = c.inertia;
+        println!(
+            "  {count} clumps of template {name}: {} members, mass {:.4e} kg, principal \
+             moments ({:.4e}, {:.4e}, {:.4e}) kg m^2, bounding radius {:.4e} m",
+            c.members.len(),
+            c.mass,
+            i.x,
+            i.y,
+            i.z,
+            c.template.bounding_radius
+        );
+    }
     for g in &sim.dispatch.geoms {
         println!("  geometry {} ({})", g.name, g.plugin);
     }

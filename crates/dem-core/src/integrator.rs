@@ -189,6 +189,10 @@ impl Integrator {
         for i in 0..c.pos.len() {
             let m = c.mass[i];
             let blocked = c.blocked[i];
+            if blocked.member() {
+                // Moved, and its energy booked, by its clump.
+                continue;
+            }
             if m.is_finite() {
                 e.potential -= m * self.gravity.dot(&c.pos[i]);
             }

@@ -13,6 +13,7 @@ pub mod catalogue;
 pub mod cell;
 pub mod cell_bins;
 pub mod checkpoint;
+pub mod clump;
 pub mod contacts;
 pub mod critical_step;
 pub mod dispatch;

@@ -170,29 +170,30 @@ pub fn meshes_csv(rows: &[MeshRow]) -> String {
 /// Final particle state: id, kind, position, velocity, angular velocity, radius, force;
 /// one row per particle by scene id (`id`: the place in the scene's bodies, then the
 /// order of insertion by inlets), whatever the storage order; particles removed by an
-/// outlet have no row.
+/// outlet have no row. A clump is one row, of kind `Clump`, in place of its members: `id`
+/// the scene id of its first member, position and velocity those of its centroid, the
+/// angular velocity its own, `radius` its bounding radius about the centroid, force the
+/// total force on it (weight and contacts) at the last step.
 pub fn write_particles(dir: &Path, sim: &Simulation) -> Result<PathBuf, DemError> {
     let p = &sim.particles;
+    let g = sim.integrator.gravity;
     let mut s = String::from("id,kind,x,y,z,vx,vy,vz,wx,wy,wz,radius,fx,fy,fz\n");
     for (id, i) in sim.order.by_id(p.len()) {
-        let r = p.shape[i].bounding_radius().unwrap_or(f64::INFINITY);
-        let (x, v, w, f) = (p.pos[i], p.vel[i], p.angvel[i], p.force[i]);
+        let mut r = p.shape[i].bounding_radius().unwrap_or(f64::INFINITY);
+        let (mut x, mut v, mut w, mut f) = (p.pos[i], p.vel[i], p.angvel[i], p.force[i]);
+        let mut kind = p.shape[i].kind().name();
+        if let Some(k) = sim.clump_of(i) {
+            let c = &sim.clumps[k];
+            if i != c.members.start {
+                continue;
+            }
+            (x, v, w, r) = (c.pos, c.vel, c.angvel, c.template.bounding_radius);
+            f = g * c.mass + c.contact_load(p, &g)[0];
+            kind = "Clump";
+        }
         s.push_str(&format!(
             "{id},{},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}\n",
-            p.shape[i].kind().name(),
-            x.x,
-            x.y,
-            x.z,
-            v.x,
-            v.y,
-            v.z,
-            w.x,
-            w.y,
-            w.z,
-            r,
-            f.x,
-            f.y,
-            f.z
+            kind, x.x, x.y, x.z, v.x, v.y, v.z, w.x, w.y, w.z, r, f.x, f.y, f.z
         ));
     }
     let path = dir.join("particles.csv");

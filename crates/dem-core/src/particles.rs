@@ -101,7 +101,9 @@ impl Shape {
     }
 }
 
-/// Blocked degrees of freedom: bits 0-2 translation x, y, z; bits 3-5 rotation x, y, z.
+/// Blocked degrees of freedom: bits 0-2 translation x, y, z; bits 3-5 rotation x, y, z;
+/// bit 6 ([`Dofs::MEMBER`]): a member of a clump, moved by its clump (see
+/// [`crate::clump::body`]), never by the integrator.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Dofs(pub u8);
 
@@ -110,6 +112,13 @@ impl Dofs {
     pub const FREE: Dofs = Dofs(0);
     /// Everything blocked.
     pub const ALL: Dofs = Dofs(0b11_1111);
+    /// A clump member: the integrator skips it.
+    pub const MEMBER: Dofs = Dofs(0b100_0000);
+
+    /// Is this particle a clump member?
+    pub fn member(self) -> bool {
+        self.0 & Self::MEMBER.0 != 0
+    }
 
     /// Parses a string of the letters `xyzXYZ` (lower case translation, upper case rotation).
     pub fn parse(s: &str) -> Result<Dofs, char> {

@@ -275,8 +275,9 @@ impl Simulation {
                 moving[i] = true;
             }
         }
+        // Clump members are moved by their clumps: never reordered.
         self.free = free_runs(p.len(), |i| {
-            p.shape[i].bounding_radius().is_some() && !moving[i]
+            p.shape[i].bounding_radius().is_some() && !moving[i] && !p.blocked[i].member()
         });
     }
 }

@@ -6,6 +6,7 @@
 //! ([`crate::guards`]).
 
 use crate::broadphase::VerletList;
+use crate::clump::ClumpBody;
 use crate::contacts::{Contacts, StepContext};
 use crate::dispatch::Dispatch;
 use crate::energy::Ledger;
@@ -77,6 +78,10 @@ pub struct Simulation {
     pub motions: Vec<Prescribed>,
     /// Meshes (each one rigid body made of facet particles).
     pub meshes: Vec<MeshBody>,
+    /// Clumps (each one rigid body moving its member spheres; see [`crate::clump`]).
+    pub clumps: Vec<ClumpBody>,
+    /// The clump of each particle (index into [`Self::clumps`]), `u32::MAX` for none.
+    clump_of: Vec<u32>,
     /// Wall time per phase since the simulation was built.
     pub timing: PhaseTimes,
     /// Live contacts summed over the steps done since the simulation was built.
@@ -333,9 +338,37 @@ impl Simulation {
             }
         };
         crate::stop::check(&scene.stop, &boundaries.motions).map_err(|e| scene.error(e))?;
+        if !boundaries.clumps.is_empty() {
+            let unsupported = [
+                (
+                    periodic.is_some(),
+                    "cell: clumps are not supported in a periodic cell yet",
+                ),
+                (
+                    !scene.inlets.is_empty() || !scene.outlets.is_empty(),
+                    "inlets, outlets: not supported in a scene with clumps yet (an outlet \
+                     would have to remove whole clumps)",
+                ),
+                (
+                    scene.output.stress.is_some(),
+                    "output.stress: not supported in a scene with clumps yet (the kinetic \
+                     part and the solid fraction would count each member as a body)",
+                ),
+            ];
+            if let Some((_, why)) = unsupported.iter().find(|(bad, _)| *bad) {
+                return Err(scene.error(why));
+            }
+        }
+        // Clump members are moved by their clumps: never reordered.
         let free = free_runs(particles.len(), |i| {
-            particles.shape[i].bounding_radius().is_some() && !moving.contains(&i)
+            particles.shape[i].bounding_radius().is_some()
+                && !moving.contains(&i)
+                && !particles.blocked[i].member()
         });
+        let mut clump_of = vec![u32::MAX; particles.len()];
+        for (k, c) in boundaries.clumps.iter().enumerate() {
+            clump_of[c.members.clone()].fill(k as u32);
+        }
         Ok(Simulation {
             scene,
             particles,
@@ -355,6 +388,8 @@ impl Simulation {
             critical_dt,
             motions: boundaries.motions,
             meshes: boundaries.meshes,
+            clumps: boundaries.clumps,
+            clump_of,
             timing: PhaseTimes::default(),
             contact_steps: 0,
             live_contacts: 0,
@@ -411,6 +446,14 @@ impl Simulation {
                 }
             }
             self.verlet.rebuild(p, self.reach, self.skin);
+            if !self.clumps.is_empty() {
+                // No contacts between the members of one clump.
+                let of = &self.clump_of;
+                self.verlet.pairs.retain(|&(a, b)| {
+                    let k = of[a as usize];
+                    k == u32::MAX || k != of[b as usize]
+                });
+            }
             self.contacts
                 .rebuild(&self.verlet.pairs, p, &self.dispatch)?;
         }
@@ -492,6 +535,16 @@ impl Simulation {
         if !self.integrator.step_in(p, &mut self.ledger, &self.team) {
             self.check_finite()?;
         }
+        if !self.clumps.is_empty()
+            && !crate::clump::body::step(
+                &mut self.clumps,
+                &mut self.particles,
+                &self.integrator,
+                &mut self.ledger,
+            )
+        {
+            self.check_finite()?;
+        }
         if !watched.is_empty() {
             self.settle_flow(watched)?;
         }
@@ -525,6 +578,7 @@ impl Simulation {
             self.ledger,
             self.order.clone(),
             self.periodic.clone(),
+            self.clumps.clone(),
         );
         // What a change of population renumbers or counts.
         let population = self.flow.any().then(|| {
@@ -544,12 +598,21 @@ impl Simulation {
                 self.ledger,
                 self.order,
                 self.periodic,
+                self.clumps,
             ) = saved;
             if let Some(population) = population {
                 (self.flow, self.free, self.motions, self.meshes) = population;
             }
         }
         result
+    }
+
+    /// The clump (index into [`Self::clumps`]) whose member particle `i` is, if any.
+    pub fn clump_of(&self, i: usize) -> Option<usize> {
+        self.clump_of
+            .get(i)
+            .filter(|&&k| k != u32::MAX)
+            .map(|&k| k as usize)
     }
 
     /// Contact force and torque on each mesh at the last step (order of [`Self::meshes`]).

@@ -4,7 +4,7 @@
 //! A checkpoint holds the scene text (a resumed run goes on with this copy, whatever
 //! became of the scene file), a digest of each file the scene reads (meshes, CSV imports:
 //! read again on resume, and refused changed), the plugins (name and version) that served
-//! its functors, the step and time, every particle, the broad-phase list (its next rebuild
+//! its functors, the step and time, every particle and clump body, the broad-phase list (its next rebuild
 //! must come at the same step), the contacts (those that ended in the last step too) with
 //! their L6Geom, onset data and law state, the energy ledger and the energy-growth guard's
 //! reference, the inlets' random generators and counts and the outlets' counts, and opaque
@@ -57,8 +57,8 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// of the others). 7: the periodic cell, its image rows and its servo stages, and the
 /// state of servo-controlled walls. 8: a changing population (inlets' and outlets' state,
 /// the scene ids given so far, the storage indices of the moving boundaries and meshes),
-/// two more ledger entries (inflow, outflow).
-pub const FORMAT_VERSION: u32 = 8;
+/// two more ledger entries (inflow, outflow). 9: the clumps' rigid bodies.
+pub const FORMAT_VERSION: u32 = 9;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -106,6 +106,15 @@ struct SavedParticles {
 }
 
 /// The state of a run between two steps.
+/// The state of a clump's rigid body (its members are particles, saved with them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct SavedClump {
+    pos: Vector3<f64>,
+    vel: Vector3<f64>,
+    ori: UnitQuaternion<f64>,
+    angvel: Vector3<f64>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
     /// The scene file's text.
@@ -152,6 +161,8 @@ pub struct Checkpoint {
     members: Vec<Vec<u32>>,
     /// Storage index of each mesh's first facet.
     mesh_starts: Vec<u32>,
+    /// The clumps' rigid bodies (scene order; format 9 on).
+    clumps: Vec<SavedClump>,
     /// The inlets' state (scene order).
     inlets: Vec<InletState>,
     /// The outlets' counts (scene order).
@@ -264,6 +275,16 @@ impl Checkpoint {
                 .map(|g| g.members.iter().map(|&i| i as u32).collect())
                 .collect(),
             mesh_starts: sim.meshes.iter().map(|m| m.facets.start as u32).collect(),
+            clumps: sim
+                .clumps
+                .iter()
+                .map(|c| SavedClump {
+                    pos: c.pos,
+                    vel: c.vel,
+                    ori: c.ori,
+                    angvel: c.angvel,
+                })
+                .collect(),
             inlets: sim.flow.inlets.iter().map(|i| i.state.clone()).collect(),
             outlets: sim.flow.outlets.iter().map(|o| o.state).collect(),
             extra,

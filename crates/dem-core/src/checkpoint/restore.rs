@@ -227,13 +227,14 @@ impl Checkpoint {
             .collect::<Vec<_>>();
         if sizes(&self.members) != ours
             || self.mesh_starts.len() != sim.meshes.len()
+            || self.clumps.len() != sim.clumps.len()
             || self.inlets.len() != sim.flow.inlets.len()
             || self.outlets.len() != sim.flow.outlets.len()
         {
             return Err(failure(
                 path,
                 "the scene and the checkpoint disagree on the moving boundaries, meshes, \
-                 inlets or outlets",
+                 clumps, inlets or outlets",
             ));
         }
         let inside = |i: u32| (i as usize) < n;
@@ -251,6 +252,10 @@ impl Checkpoint {
         }
         for (m, start) in sim.meshes.iter_mut().zip(self.mesh_starts) {
             m.facets = start as usize..start as usize + m.facets.len();
+        }
+        // Clumps keep their scene members (they are never renumbered).
+        for (c, saved) in sim.clumps.iter_mut().zip(self.clumps) {
+            (c.pos, c.vel, c.ori, c.angvel) = (saved.pos, saved.vel, saved.ori, saved.angvel);
         }
         for (inlet, state) in sim.flow.inlets.iter_mut().zip(self.inlets) {
             inlet.state = state;

@@ -5,7 +5,7 @@
 //! `x`, `y`, `z` (centre, m; required), `vx`, `vy`, `vz` (velocity at `t = -dt/2`, m/s),
 //! `wx`, `wy`, `wz` (angular velocity, rad/s), `radius` (m; else the scene's `radius`).
 //! The columns `id`, `fx`, `fy`, `fz` are ignored. With a `kind` column, rows of the other
-//! kinds a run writes (`Wall`, `Facet`, `Polyhedron`) are skipped. So the benchmark files
+//! kinds a run writes (`Wall`, `Facet`, `Polyhedron`, `Clump`) are skipped. So the benchmark files
 //! (`id,x,y,z,vx,vy,vz`) and the `particles.csv` a run writes (walls included) read as they
 //! are. Any other column name (a misspelt `vz`) and any other kind (`sphere`) is an error
 //! naming the file and line: a row or a column is never dropped silently.
@@ -31,7 +31,7 @@ const COLUMNS: [&str; 10] = ["x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz", 
 /// Columns read and then ignored (as `particles.csv` has them), besides `kind`.
 const IGNORED: [&str; 4] = ["id", "fx", "fy", "fz"];
 /// Kinds of the rows skipped (the other particles `particles.csv` lists).
-const SKIPPED_KINDS: [&str; 3] = ["Wall", "Facet", "Polyhedron"];
+const SKIPPED_KINDS: [&str; 4] = ["Wall", "Facet", "Polyhedron", "Clump"];
 
 /// Reads the spheres of a CSV file. Errors name the file, the line and the column.
 pub fn read(path: &Path) -> Result<Vec<CsvSphere>, DemError> {

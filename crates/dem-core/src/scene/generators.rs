@@ -73,6 +73,8 @@ pub struct Boundaries {
     pub motions: Vec<Prescribed>,
     /// Meshes.
     pub meshes: Vec<MeshBody>,
+    /// Clumps (rigid bodies of member spheres).
+    pub clumps: Vec<crate::clump::ClumpBody>,
 }
 
 /// Adds every body of the scene to `p`; `materials` maps names to indices.
@@ -124,6 +126,14 @@ pub fn expand_bodies(
                 all
             }
             BodySpec::Rocks { min, max, axes, .. } => vec![*min, *max, *axes],
+            BodySpec::Clump {
+                position,
+                rotate,
+                velocity,
+                angular_velocity,
+                ..
+            } => vec![*position, *rotate, *velocity, *angular_velocity],
+            BodySpec::ClumpFill { min, max, .. } => vec![*min, *max],
         };
         if vectors.iter().flatten().any(|x| !x.is_finite()) {
             return Err(scene.error(format!(
@@ -354,6 +364,11 @@ pub fn expand_bodies(
             BodySpec::Rocks { material, .. } => {
                 let m = mat(material)?;
                 super::polyhedra::add_rocks(scene, k, spec, mats[m as usize].density, m, p)?;
+            }
+            BodySpec::Clump { material, .. } | BodySpec::ClumpFill { material, .. } => {
+                let m = mat(material)?;
+                let rho = mats[m as usize].density;
+                super::clumps::add_clumps(scene, k, spec, rho, m, p, &mut out.clumps)?;
             }
             BodySpec::Box { min, max, material } => {
                 let m = mat(material)?;

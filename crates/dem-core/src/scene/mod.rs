@@ -2,6 +2,7 @@
 //! column (parse errors) or the field path (consistency errors). See `docs/scenes.md`.
 
 pub mod budget;
+mod clumps;
 pub mod csv;
 mod generators;
 pub mod geometric_epsilon;
@@ -252,6 +253,43 @@ pub enum BodySpec {
         /// Seed of the random generator.
         seed: u64,
     },
+    /// One clump (see [`crate::clump`]): the template `template` of the scene's
+    /// `clump_templates`, turned by `rotate` about the template's origin and moved to
+    /// `position`. Mass and inertia from the union of the members and the material's
+    /// density.
+    Clump {
+        /// Template name.
+        template: String,
+        /// Where the template's origin goes, m.
+        position: [f64; 3],
+        /// Rotation vector (axis times angle, rad) applied to the template first.
+        #[serde(default)]
+        rotate: [f64; 3],
+        /// Material name.
+        material: String,
+        /// Velocity of the centroid at t = -dt/2, m/s.
+        #[serde(default)]
+        velocity: [f64; 3],
+        /// Angular velocity at t = -dt/2, rad/s.
+        #[serde(default)]
+        angular_velocity: [f64; 3],
+    },
+    /// Clumps of one template at rest inside a box, randomly oriented (uniformly over
+    /// rotations), placed without overlap of their bounding spheres.
+    ClumpFill {
+        /// Template name.
+        template: String,
+        /// Lower corner of the box, m.
+        min: [f64; 3],
+        /// Upper corner of the box, m.
+        max: [f64; 3],
+        /// Number of clumps.
+        count: u32,
+        /// Material name.
+        material: String,
+        /// Seed of the random generator.
+        seed: u64,
+    },
     /// Six one-sided walls facing into the box `[min, max]`.
     Box {
         /// Lower corner, m.
@@ -273,6 +311,22 @@ fn unit_axes() -> [f64; 3] {
 
 fn twenty() -> u32 {
     20
+}
+
+/// A clump template (see [`crate::clump`]): member spheres written out or read from a
+/// CSV file (columns `x,y,z,radius`, see [`crate::clump::template_csv`]), scaled.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ClumpTemplateSpec {
+    /// Members as `(centre, radius)` in the template frame, m.
+    #[serde(default)]
+    pub members: Option<Vec<([f64; 3], f64)>>,
+    /// Or a CSV file of members, relative to the scene file.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// Scale applied to centres and radii, about the template's origin (default 1).
+    #[serde(default = "one")]
+    pub scale: f64,
 }
 
 /// Which geometry functor serves a pair of shape kinds (only needed when several do).
@@ -355,6 +409,9 @@ pub struct Scene {
     pub geometry: Vec<GeometryChoice>,
     /// Contact laws per material pair.
     pub laws: Vec<LawChoice>,
+    /// Clump templates by name.
+    #[serde(default)]
+    pub clump_templates: BTreeMap<String, ClumpTemplateSpec>,
     /// Bodies.
     pub bodies: Vec<BodySpec>,
     /// Gravity, m/s^2.
@@ -449,6 +506,11 @@ impl Scene {
                 } => Some((format!("bodies[{k}].radius.file"), file)),
                 _ => None,
             })
+            .chain(self.clump_templates.iter().filter_map(|(name, t)| {
+                t.file
+                    .as_ref()
+                    .map(|file| (format!("clump_templates.{name}.file"), file))
+            }))
             .chain(
                 self.inlets
                     .iter()
