@@ -145,6 +145,66 @@ fn checkpoint_of_a_fresh_run_resumes() {
     assert!(state(&resumed) == state(&whole));
 }
 
+/// Spheres on a shaking floor, between a wall moving sideways and a wall turning about a
+/// vertical axis.
+const MOVING: &str = r#"Scene(
+    materials: { "m": (density: 2500, young: 1e7, poisson: 0.25, friction: 0.4) },
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.5))],
+    bodies: [
+        Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m",
+             motion: Shake(amplitude: (0, 0, 0.0001), frequency: 30)),
+        Wall(point: (0, 0, 0), normal: (1, 0, 0), sense: 1, material: "m",
+             motion: Translate(velocity: (0.01, 0, 0))),
+        Wall(point: (0.02, 0, 0), normal: (1, 0, 0), sense: -1, material: "m",
+             motion: Rotate(center: (0.02, 0.01, 0), axis: (0, 0, 1), omega: 0.5)),
+        Lattice(origin: (0.003, 0.003, 0.001), count: (4, 4, 2), spacing: 0.002,
+                radius: 0.001, material: "m"),
+    ],
+    gravity: (0, 0, -9.81),
+    timestep: Critical(0.2),
+    duration: Steps(3000),
+)"#;
+
+/// Motions and gravity changed during a run (as the Python module changes them) are part
+/// of its state: a checkpoint keeps them, and the resumed run goes on bitwise.
+#[test]
+fn motions_and_gravity_changed_during_a_run_are_resumed() {
+    use dem_core::motion::Motion;
+    let change = |sim: &mut Simulation| {
+        let t = sim.time;
+        let new = [
+            Motion::Shake {
+                amplitude: [0.0, 0.0, 0.00006],
+                frequency: 45.0,
+            },
+            Motion::Translate {
+                velocity: [-0.02, 0.0, 0.0],
+            },
+            Motion::Rotate {
+                center: [0.02, 0.0, 0.0],
+                axis: [0.0, 1.0, 1.0],
+                omega: -0.3,
+            },
+        ];
+        for (g, m) in sim.motions.iter_mut().zip(new) {
+            g.change(m, t).unwrap();
+        }
+        sim.integrator.gravity.z = -6.0;
+    };
+    let mut whole = sim_from_text(MOVING, "moving.ron").unwrap();
+    whole.run_steps(700).unwrap();
+    change(&mut whole);
+    let mut parts = sim_from_text(MOVING, "moving.ron").unwrap();
+    parts.run_steps(700).unwrap();
+    change(&mut parts);
+    whole.run_steps(600).unwrap();
+    parts.run_steps(300).unwrap();
+    let mut parts = round_trip(&parts);
+    parts.run_steps(300).unwrap();
+    assert!(whole.ledger.damping > 0.0, "the spheres hit the floor");
+    assert!(state(&parts) == state(&whole), "trajectories differ");
+}
+
 #[test]
 fn truncated_checkpoints_are_refused() {
     let bytes = checkpoint_bytes();

@@ -239,6 +239,10 @@ fn resume(
     let scene = ck.scene()?;
     let plugins = load_plugins(extra, Some(&scene))?;
     let mut record = session::record_of(&ck, file)?;
+    if record.id.is_empty() {
+        // A checkpoint of the Python module: a run of its own from here.
+        record.id = ownership::new_id();
+    }
     let dir = opts.out.clone().unwrap_or_else(|| {
         file.parent()
             .filter(|d| !d.as_os_str().is_empty())

@@ -9,6 +9,7 @@ use crate::output::{
 };
 use crate::progress::{emit, Mode, Progress};
 use crate::record::RunRecord;
+use dem_core::py_record::PyRecord;
 use dem_core::{Checkpoint, DemError, PluginSet, Simulation};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -63,11 +64,31 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DemError + '_ {
     }
 }
 
-/// Decodes the front end's record from a checkpoint.
+/// Decodes the front end's record from a checkpoint. A checkpoint of the Python module
+/// holds the module's record: its energy rows are taken (so that `energy.csv` goes on
+/// from them), the rest starts anew (no run id: the caller gives one); what the module
+/// changed in the state (positions, velocities, gravity, motions) is in the checkpoint.
 pub fn record_of(ck: &Checkpoint, path: &Path) -> Result<RunRecord, DemError> {
-    postcard::from_bytes(&ck.extra).map_err(|e| DemError::Checkpoint {
+    let failure = |reason: String| DemError::Checkpoint {
         path: path.to_path_buf(),
-        reason: format!("corrupted checkpoint: cannot decode the run record: {e}"),
+        reason,
+    };
+    if let Some(py) = PyRecord::from_bytes(&ck.extra).map_err(failure)? {
+        tracing::info!(
+            "{}: written by the Python module: energy.csv goes on from its rows; the other \
+             outputs (VTK collections, meshes.csv, stress.csv, flow.csv) start at step {}",
+            path.display(),
+            ck.step
+        );
+        return Ok(RunRecord {
+            energy: py.energy,
+            ..RunRecord::default()
+        });
+    }
+    postcard::from_bytes(&ck.extra).map_err(|e| {
+        failure(format!(
+            "corrupted checkpoint: cannot decode the run record: {e}"
+        ))
     })
 }
 

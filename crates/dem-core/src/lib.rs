@@ -35,6 +35,7 @@ pub mod parallel;
 pub mod particles;
 pub mod plugins;
 pub mod population;
+pub mod py_record;
 pub mod region;
 pub mod reorder;
 pub mod rotation;

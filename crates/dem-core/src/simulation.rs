@@ -530,7 +530,7 @@ impl Simulation {
         let dt = self.integrator.dt;
         for g in &mut self.motions {
             self.ledger.boundary_work += g.control(p, dt);
-            g.set_velocities(p, self.time, dt);
+            self.ledger.boundary_work += g.step_velocities(p, self.time, dt);
         }
         if !self.integrator.step_in(p, &mut self.ledger, &self.team) {
             self.check_finite()?;

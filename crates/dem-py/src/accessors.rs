@@ -1,15 +1,14 @@
 //! The state of a `dem.Simulation` as numpy arrays in scene-id order (copies), the ledger,
-//! the contacts and the boundary motions; the setters check their values as the scene's
+//! and the contacts; the setters check their values as the scene's
 //! are checked and raise `ValueError`s naming the particle.
 
-use crate::simulation::{ledger_dict, rows_array, set_servo, value_error, PySimulation};
+use crate::simulation::{ledger_dict, rows_array, value_error, PySimulation};
 use crate::state::{self, Field};
 use dem_core::energy::Ledger;
-use dem_core::motion::Motion;
 use numpy::ndarray::Array2;
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 use std::path::PathBuf;
 
 #[pymethods]
@@ -83,7 +82,6 @@ impl PySimulation {
         let mut inner = self.lock()?;
         let added = state::set_gravity(&mut inner.sim, *g).map_err(value_error)?;
         inner.book(added);
-        inner.record.gravity = Some(*g);
         Ok(())
     }
 
@@ -154,7 +152,10 @@ impl PySimulation {
     #[getter]
     fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let g = self.lock()?;
-        let v: Vec<i64> = state::live(&g.sim).into_iter().map(|(id, _)| id as i64).collect();
+        let v: Vec<i64> = state::live(&g.sim)
+            .into_iter()
+            .map(|(id, _)| id as i64)
+            .collect();
         Ok(v.into_pyarray(py).into_any())
     }
 
@@ -276,91 +277,5 @@ impl PySimulation {
         d.set_item("tangential_force", rows_array(py, tangential, 3)?)?;
         d.set_item("overlap", overlap.into_pyarray(py))?;
         Ok(d)
-    }
-
-    /// The boundaries with a prescribed motion (scene order): a list of dicts with
-    /// `index`, `kind` and its parameters, and `ids` (scene ids of the moved particles).
-    fn motions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let g = self.lock()?;
-        let list = PyList::empty(py);
-        for (k, m) in g.sim.motions.iter().enumerate() {
-            let d = PyDict::new(py);
-            d.set_item("index", k)?;
-            match m.motion {
-                Motion::Translate { velocity } => {
-                    d.set_item("kind", "Translate")?;
-                    d.set_item("velocity", velocity)?;
-                }
-                Motion::Rotate {
-                    center,
-                    axis,
-                    omega,
-                } => {
-                    d.set_item("kind", "Rotate")?;
-                    d.set_item("center", center)?;
-                    d.set_item("axis", axis)?;
-                    d.set_item("omega", omega)?;
-                }
-                Motion::Shake {
-                    amplitude,
-                    frequency,
-                } => {
-                    d.set_item("kind", "Shake")?;
-                    d.set_item("amplitude", amplitude)?;
-                    d.set_item("frequency", frequency)?;
-                }
-                Motion::Servo {
-                    stress,
-                    area,
-                    max_velocity,
-                    gain,
-                } => {
-                    d.set_item("kind", "Servo")?;
-                    d.set_item("stress", stress)?;
-                    d.set_item("area", area)?;
-                    d.set_item("max_velocity", max_velocity)?;
-                    d.set_item("gain", gain)?;
-                    d.set_item("measured_stress", m.servo.stress)?;
-                    d.set_item("displacement", m.servo.displacement)?;
-                }
-            }
-            let ids: Vec<usize> = m.members.iter().map(|&i| g.sim.order.id(i)).collect();
-            d.set_item("ids", ids)?;
-            list.append(d)?;
-        }
-        Ok(list)
-    }
-
-    /// Changes the settings of servo-controlled wall `index` (see `motions()`); the others
-    /// keep their values.
-    #[pyo3(signature = (index, stress=None, area=None, max_velocity=None, gain=None))]
-    fn set_servo(
-        &self,
-        index: usize,
-        stress: Option<f64>,
-        area: Option<f64>,
-        max_velocity: Option<f64>,
-        gain: Option<f64>,
-    ) -> PyResult<()> {
-        let mut g = self.lock()?;
-        let now = match g.sim.motions.get(index).map(|m| m.motion) {
-            Some(Motion::Servo {
-                stress,
-                area,
-                max_velocity,
-                gain,
-            }) => [stress, area, max_velocity, gain],
-            _ => [f64::NAN; 4],
-        };
-        let s = [
-            stress.unwrap_or(now[0]),
-            area.unwrap_or(now[1]),
-            max_velocity.unwrap_or(now[2]),
-            gain.unwrap_or(now[3]),
-        ];
-        set_servo(&mut g.sim, index, s).map_err(value_error)?;
-        g.record.servos.retain(|&(k, _)| k != index);
-        g.record.servos.push((index, s));
-        Ok(())
     }
 }

@@ -3,8 +3,8 @@
 
 mod accessors;
 mod errors;
+mod motions;
 mod plugin_search;
-mod record;
 mod simulation;
 mod state;
 

@@ -4,10 +4,10 @@
 
 use crate::errors::to_py;
 use crate::plugin_search;
-use crate::record::PyRecord;
 use crate::state::{self, Field};
 use dem_core::energy::Ledger;
 use dem_core::motion::Motion;
+use dem_core::py_record::PyRecord;
 use dem_core::{output, Checkpoint, DemError, PluginSet, Scene};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
@@ -46,18 +46,6 @@ impl Inner {
         Ok(())
     }
 
-    /// Applies the changes from Python saved in a checkpoint's record.
-    fn apply(&mut self, record: PyRecord) -> Result<(), String> {
-        if let Some(g) = record.gravity {
-            self.sim.integrator.gravity = g.into();
-        }
-        for &(k, s) in &record.servos {
-            set_servo(&mut self.sim, k, s)?;
-        }
-        self.record = record;
-        Ok(())
-    }
-
     /// Books energy added from outside (a state or gravity set from Python) as work done
     /// on the particles, so that the ledger's total stays balanced.
     pub(crate) fn book(&mut self, added: f64) {
@@ -65,33 +53,19 @@ impl Inner {
     }
 }
 
-/// Sets the servo parameters of motion `k` (stress Pa, area m^2, max_velocity m/s, gain
-/// m/s), checked as the scene checks them.
-pub(crate) fn set_servo(
+/// Changes the parameters of motion `k` now (see `dem_core::motion::Prescribed::change`);
+/// errors name the motion and the field.
+pub(crate) fn set_motion(
     sim: &mut dem_core::Simulation,
     k: usize,
-    s: [f64; 4],
+    motion: Motion,
 ) -> Result<(), String> {
-    let n = sim.motions.len();
+    let (n, t) = (sim.motions.len(), sim.time);
     let g = sim
         .motions
         .get_mut(k)
         .ok_or_else(|| format!("motion {k}: no such motion (the scene has {n})"))?;
-    if !matches!(g.motion, Motion::Servo { .. }) {
-        return Err(format!(
-            "motion {k} is not a Servo: only a servo's target can change during a run (the \
-             pose of the other motions is a function of the time since the start)"
-        ));
-    }
-    let m = Motion::Servo {
-        stress: s[0],
-        area: s[1],
-        max_velocity: s[2],
-        gain: s[3],
-    };
-    m.check().map_err(|e| format!("motion {k}: {e}"))?;
-    g.motion = m;
-    Ok(())
+    g.change(motion, t).map_err(|e| format!("motion {k}: {e}"))
 }
 
 pub(crate) fn value_error(e: String) -> PyErr {
@@ -277,24 +251,19 @@ impl PySimulation {
         Self::build(py, threads, || {
             let mut ck = Checkpoint::read(&checkpoint)?;
             let extra = std::mem::take(&mut ck.extra);
-            let failure = |reason: String| DemError::Checkpoint {
+            let record = PyRecord::from_bytes(&extra).map_err(|reason| DemError::Checkpoint {
                 path: checkpoint.clone(),
                 reason,
-            };
-            let record = PyRecord::from_bytes(&extra).map_err(failure)?;
+            })?;
             let scene = ck.scene()?;
             let plugins = plugin_search::load(Some(&scene), &explicit)?;
             let sim = ck.restore(scene, &plugins, &checkpoint)?;
-            let mut inner = Inner {
+            Ok(Inner {
                 sim,
                 plugins,
-                record: PyRecord::default(),
+                record: record.unwrap_or_default(),
                 frames: HashMap::new(),
-            };
-            if let Some(r) = record {
-                inner.apply(r).map_err(failure)?;
-            }
-            Ok(inner)
+            })
         })
     }
 

@@ -66,7 +66,7 @@ def test_bodies_moved_by_a_motion_are_refused(plugins):
         sim.set_positions([[0, 0, 1]], ids=[1])
     motions = sim.motions()
     assert motions == [{"index": 0, "kind": "Translate", "velocity": [0, 0, 0.01], "ids": [1]}]
-    with pytest.raises(ValueError, match="motion 0 is not a Servo"):
+    with pytest.raises(ValueError, match="motion 0 is a Translate, not a Servo"):
         sim.set_servo(0, stress=1e3)
     with pytest.raises(ValueError, match="motion 3: no such motion"):
         sim.set_servo(3, stress=1e3)

@@ -6,7 +6,8 @@
 //! read again on resume, and refused changed), the plugins (name and version) that served
 //! its functors, the step and time, every particle and clump body, the broad-phase list (its next rebuild
 //! must come at the same step), the contacts (those that ended in the last step too) with
-//! their L6Geom, onset data and law state, the energy ledger and the energy-growth guard's
+//! their L6Geom, onset data and law state, the gravity and the moving boundaries' motions
+//! (both can change during a run), the energy ledger and the energy-growth guard's
 //! reference, the inlets' random generators and counts and the outlets' counts, and opaque
 //! data of the front end (the CLI keeps its energy history, run statistics and run id
 //! there). Random fills need no generator state: they are expanded once from their seed,
@@ -33,7 +34,7 @@ use crate::error::DemError;
 use crate::guards::EnergyReference;
 use crate::images::{Periodic, SavedPeriodic};
 use crate::inlet::InletState;
-use crate::motion::ServoState;
+use crate::motion::{SavedMotion, ServoState};
 use crate::outlet::OutletState;
 use crate::particles::{Dofs, Shape};
 use crate::plugins::PluginSet;
@@ -57,7 +58,9 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// of the others). 7: the periodic cell, its image rows and its servo stages, and the
 /// state of servo-controlled walls. 8: a changing population (inlets' and outlets' state,
 /// the scene ids given so far, the storage indices of the moving boundaries and meshes),
-/// two more ledger entries (inflow, outflow). 9: the clumps' rigid bodies.
+/// two more ledger entries (inflow, outflow). 9: the clumps' rigid bodies; the gravity
+/// and the moving boundaries' motions with their anchors (both can change during a run,
+/// from Python); inserted polyhedra saved whole.
 pub const FORMAT_VERSION: u32 = 9;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -154,6 +157,11 @@ pub struct Checkpoint {
     periodic: Option<SavedPeriodic>,
     /// The state of each moving boundary's servo (order of the scene's motions).
     servos: Vec<ServoState>,
+    /// Each moving boundary's motion, as changed during the run (order of the scene's
+    /// motions).
+    motions: Vec<SavedMotion>,
+    /// Gravity, m/s^2 (it can change during a run).
+    gravity: Vector3<f64>,
     /// Scene ids given so far (to the particles held and to those removed).
     issued: u64,
     /// Storage indices of each moving boundary's members (order of the scene's motions):
@@ -268,6 +276,8 @@ impl Checkpoint {
             contacts: sim.contacts.save(),
             periodic: sim.periodic.as_ref().map(Periodic::save),
             servos: sim.motions.iter().map(|g| g.servo).collect(),
+            motions: sim.motions.iter().map(|g| g.save()).collect(),
+            gravity: sim.integrator.gravity,
             issued: sim.order.issued(p.len()) as u64,
             members: sim
                 .motions

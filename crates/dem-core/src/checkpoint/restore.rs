@@ -210,15 +210,23 @@ impl Checkpoint {
                 ))
             }
         }
-        if self.servos.len() != sim.motions.len() {
+        if self.servos.len() != sim.motions.len() || self.motions.len() != sim.motions.len() {
             return Err(failure(
                 path,
                 "the scene and the checkpoint disagree on the moving boundaries",
             ));
         }
-        for (g, s) in sim.motions.iter_mut().zip(self.servos) {
+        for (k, (g, (s, m))) in sim
+            .motions
+            .iter_mut()
+            .zip(self.servos.into_iter().zip(self.motions))
+            .enumerate()
+        {
             g.servo = s;
+            g.restore(m)
+                .map_err(|e| failure(path, format!("moving boundary {k}: {e}")))?;
         }
+        sim.integrator.gravity = self.gravity;
         let sizes = |a: &[Vec<u32>]| a.iter().map(Vec::len).collect::<Vec<_>>();
         let ours = sim
             .motions

@@ -83,7 +83,7 @@ class Simulation:
         checkpoint: _Path, plugins: Optional[Sequence[_Path]] = None, threads: Optional[int] = None
     ) -> "Simulation":
         """Goes on with a checkpointed run: one written by :meth:`checkpoint` (with the
-        gravity and servo settings set from Python, and the energy rows), or by ``dem run
+        gravity and motions set from Python, and the energy rows), or by ``dem run
         --checkpoint-every`` (energy rows start anew). Raises ``CheckpointError`` when the
         checkpoint is damaged or does not fit its plugins or scene."""
 
@@ -110,7 +110,8 @@ class Simulation:
 
     def checkpoint(self, path: _Path) -> None:
         """Writes a checkpoint of the state now, atomically and durably (see the README's
-        "Checkpoints and resume"). Resume it with :meth:`resume`."""
+        "Checkpoints and resume"), with the gravity and motions set from Python and the
+        energy rows. Resume it with :meth:`resume` or ``dem resume``."""
 
     def write_vtk(self, dir: _Path) -> None:
         """Writes a VTK frame of the state now into ``dir`` (``particles_<step>.vtu``,
@@ -221,6 +222,23 @@ class Simulation:
         (Translate, Rotate, Shake, Servo), its parameters, ``ids`` (scene ids of the moved
         particles); a servo also gives ``measured_stress`` (Pa) and ``displacement`` (m)."""
 
+    def set_motion(self, index: int, **params: Any) -> None:
+        """Changes parameters of the prescribed motion ``index`` (see :meth:`motions`),
+        named as in the scene; the others keep their values: ``velocity`` (Translate, m/s),
+        ``center`` (m), ``axis``, ``omega`` (Rotate, rad/s), ``amplitude`` (m), ``frequency``
+        (Shake, Hz), ``stress`` (Pa), ``area`` (m^2), ``max_velocity``, ``gain`` (Servo,
+        m/s). Vectors are one [x, y, z]. The kind of a motion cannot change.
+
+        The motion goes on from the pose its bodies have now (the pose is continuous), with
+        the new velocity from the next step; a Shake keeps its phase (a new frequency goes on
+        from the same point of the cycle; a new amplitude moves the centre of the
+        oscillation by (old - new) amplitude x sin(phase), none at a zero crossing); a Servo
+        keeps its displacement. The work the moving boundary does is booked in the ledger's
+        ``boundary_work`` from its new velocity. Kept in checkpoints (for :meth:`resume` and
+        ``dem resume``). Raises ``ValueError`` naming the motion and the field for an
+        unknown motion or parameter, or a value the scene would refuse; nothing changes
+        then."""
+
     def set_servo(
         self,
         index: int,
@@ -230,6 +248,5 @@ class Simulation:
         gain: Optional[float] = None,
     ) -> None:
         """Changes the settings of the servo-controlled wall of motion ``index`` (the
-        others keep theirs), checked as the scene's; kept in checkpoints. Other motions
-        cannot change during a run (their pose is a function of the time since the start):
-        ``ValueError``."""
+        others keep theirs): :meth:`set_motion` for a Servo. ``ValueError`` for another
+        kind of motion."""
