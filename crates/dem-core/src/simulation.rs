@@ -141,63 +141,8 @@ impl Simulation {
         let boundaries = expand_bodies(&scene, &index, &mut particles)?;
         particles.shrink_to_fit();
         let flow = crate::population::build_flow(&scene, &index, &materials)?;
-        // Only bodies the contacts cannot deform may be rigid: two rigid bodies would make
-        // an infinitely stiff contact.
-        let rigid = |m: u32| scene.materials[&names[m as usize]].rigid;
-        let bodies =
-            (0..particles.len()).filter(|&i| particles.shape[i].bounding_radius().is_some());
-        for i in bodies {
-            if rigid(particles.material[i]) {
-                return Err(scene.error(format!(
-                    "materials.{}: rigid: true is for walls and mesh facets only, but body {} \
-                     (a {}) uses it; give it a Young's modulus",
-                    names[particles.material[i] as usize],
-                    i,
-                    particles.shape[i].kind().name()
-                )));
-            }
-        }
-        for (k, inlet) in flow.inlets.iter().enumerate() {
-            if let Some(m) = inlet.materials().find(|&m| rigid(m)) {
-                return Err(scene.error(format!(
-                    "materials.{}: rigid: true is for walls and mesh facets only, but \
-                     inlets[{k}] inserts particles of it; give it a Young's modulus",
-                    names[m as usize]
-                )));
-            }
-        }
-
-        // Shape-kind pairs and material pairs the broad phase can produce.
-        let mut kinds = BTreeSet::new();
-        let mut mats = BTreeSet::new();
-        let bounded: Vec<usize> = (0..particles.len())
-            .filter(|&i| particles.shape[i].bounding_radius().is_some())
-            .collect();
-        let mut kind_set: BTreeSet<_> = (0..particles.len())
-            .map(|i| particles.shape[i].kind())
-            .collect();
-        let mut bounded_kinds: BTreeSet<_> =
-            bounded.iter().map(|&i| particles.shape[i].kind()).collect();
-        let mut all_mats: BTreeSet<u32> = particles.material.iter().copied().collect();
-        let mut bounded_mats: BTreeSet<u32> =
-            bounded.iter().map(|&i| particles.material[i]).collect();
-        // The inlets' particles meet everything, each other included.
-        for inlet in &flow.inlets {
-            bounded_kinds.insert(inlet.maker.kind());
-            kind_set.insert(inlet.maker.kind());
-            all_mats.extend(inlet.materials());
-            bounded_mats.extend(inlet.materials());
-        }
-        for &kb in &bounded_kinds {
-            for &ka in &kind_set {
-                kinds.insert((ka.min(kb), ka.max(kb)));
-            }
-        }
-        for &mb in &bounded_mats {
-            for &ma in &all_mats {
-                mats.insert((ma, mb));
-            }
-        }
+        crate::meeting::check_rigid(&scene, &names, &particles, &flow)?;
+        let (kinds, mats) = crate::meeting::pairs(&particles, &flow);
         let geometric_epsilon = crate::scene::geometric_epsilon::resolve(
             scene.contacts.geometric_epsilon,
             &particles,
