@@ -267,10 +267,20 @@ fn a_slow_impact_sticks_and_a_fast_one_rebounds_at_the_energy_balance() {
         }
     }
     let v_s = 0.5 * (lo + hi);
-    eprintln!("sticking velocity {v_s:.6e} m/s, energy balance {v_theory:.6e} m/s");
+    // Thornton & Ning's (1998) closed form for a sphere on a wall, with w their interface
+    // energy (pull-off 1.5 pi w R*): V_s = 1.84 (w^5 / (rho^3 E*^2 R*^5))^(1/6). It is the
+    // energy balance above with m* = 4/3 pi R*^3 rho, its 1.84 being sqrt(3 x 2 x 7.09 /
+    // (4 pi)) rounded: the two agree to the rounding of the coefficients.
+    let v_tn =
+        1.84 * (W.powi(5) / (2500f64.powi(3) * e_star().powi(2) * r.powi(5))).powf(1.0 / 6.0);
+    eprintln!(
+        "sticking velocity {v_s:.6e} m/s, energy balance {v_theory:.6e} m/s, \
+         Thornton & Ning {v_tn:.6e} m/s"
+    );
+    assert!((v_tn / v_theory - 1.0).abs() < 1e-3, "{v_tn} vs {v_theory}");
     assert!(
-        (v_s / v_theory - 1.0).abs() < 0.02,
-        "sticking velocity {v_s} m/s, energy balance {v_theory} m/s"
+        (v_s / v_tn - 1.0).abs() < 0.02,
+        "sticking velocity {v_s} m/s, Thornton & Ning {v_tn} m/s"
     );
 }
 
