@@ -134,7 +134,9 @@ fn a_triaxial_stage_strains_at_constant_lateral_stress() {
     let axial = "(velocity_gradient: ((0, 0, 0), (0, 0, 0), (0, 0, -1)),
                   stress: (1e4, 1e4, None), gain: 20, max_rate: 4,
                   until: [Strain(2, -0.05)])";
-    let text = scene(&format!("{COMPRESS}, {axial}"), 200_000);
+    // The run ends with the last stage (`stop: [Stages]`), long before its duration.
+    let text = scene(&format!("{COMPRESS}, {axial}"), 200_000)
+        .replace("gravity:", "stop: [Stages],\n        gravity:");
     let mut sim = sim_from_text(&text, "triaxial.ron").unwrap();
     let mut lateral: f64 = 0.0;
     let mut start = None;
@@ -156,6 +158,11 @@ fn a_triaxial_stage_strains_at_constant_lateral_stress() {
     let per = sim.periodic.as_ref().unwrap();
     let servo = per.servo.as_ref().unwrap();
     assert!(servo.done(), "both stages ended");
+    assert_eq!(
+        (sim.step, sim.end_step),
+        (servo.ended[1], servo.ended[1]),
+        "the run ended at the step the last stage did"
+    );
     let (h0, total0, step0) = start.unwrap();
     let strain = per.cell.h[(2, 2)] / h0[(2, 2)] - 1.0;
     // Ended at the first step past -5 %, at 1/s: one step is 8e-6 of strain.

@@ -206,4 +206,9 @@ fn a_run_stops_when_its_conditions_hold() {
         none.contains("stop[1]") && none.contains("no wall has a Servo"),
         "{none}"
     );
+    let stages = unfit("Stages", &servo());
+    assert!(
+        stages.contains("stop[0]") && stages.contains("no periodic cell with stages"),
+        "{stages}"
+    );
 }

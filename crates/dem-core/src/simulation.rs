@@ -282,7 +282,8 @@ impl Simulation {
                 Some(per)
             }
         };
-        crate::stop::check(&scene.stop, &boundaries.motions).map_err(|e| scene.error(e))?;
+        let stages = periodic.as_ref().is_some_and(|p| p.servo.is_some());
+        crate::stop::check(&scene.stop, &boundaries.motions, stages).map_err(|e| scene.error(e))?;
         if !boundaries.clumps.is_empty() {
             let unsupported = [
                 (

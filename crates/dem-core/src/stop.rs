@@ -1,6 +1,7 @@
 //! Conditions ending a run before its `duration` (the scene's `stop`): the run ends after
 //! the first step at which all of them hold. They suit boxed samples whose walls are
-//! servo-controlled (a periodic cell has its own, per stage: [`crate::servo`]).
+//! servo-controlled (a periodic cell has its own, per stage: [`crate::servo`]), and end a
+//! run with the last of its cell's stages (`Stages`).
 
 use crate::motion::{Motion, Prescribed};
 use crate::simulation::Simulation;
@@ -14,12 +15,22 @@ pub enum Stop {
     Unbalanced(f64),
     /// Every `Servo` wall's normal stress within this fraction of its target.
     WallStress(f64),
+    /// The periodic cell's stages are all done (the last one's conditions held).
+    Stages,
 }
 
 /// Checks the scene's conditions; the error names the field.
-pub fn check(stops: &[Stop], motions: &[Prescribed]) -> Result<(), String> {
+pub fn check(stops: &[Stop], motions: &[Prescribed], stages: bool) -> Result<(), String> {
     for (k, s) in stops.iter().enumerate() {
-        let (Stop::Unbalanced(x) | Stop::WallStress(x)) = *s;
+        let x = match *s {
+            Stop::Unbalanced(x) | Stop::WallStress(x) => x,
+            Stop::Stages if stages => continue,
+            Stop::Stages => {
+                return Err(format!(
+                    "stop[{k}]: Stages, but the scene has no periodic cell with stages"
+                ))
+            }
+        };
         if !(x > 0.0 && x.is_finite()) {
             return Err(format!("stop[{k}]: {s:?} needs a positive, finite value"));
         }
@@ -49,5 +60,10 @@ pub fn reached(sim: &Simulation) -> bool {
                 Motion::Servo { stress, .. } => ((g.servo.stress - stress) / stress).abs() <= tol,
                 _ => true,
             }),
+            Stop::Stages => sim
+                .periodic
+                .as_ref()
+                .and_then(|p| p.servo.as_ref())
+                .is_some_and(|s| s.done()),
         })
 }
