@@ -183,19 +183,12 @@ impl Integrator {
 
     /// One chunk of [`Integrator::step`]; returns its energies (the non-viscous and
     /// boundary work as this step's increments).
-    fn advance(&self, c: Chunk<'_>) -> Energies {
+    fn advance(&self, mut c: Chunk<'_>) -> Energies {
         let dt = self.dt;
         let mut e = Energies::default();
         for i in 0..c.pos.len() {
             let m = c.mass[i];
             let blocked = c.blocked[i];
-            if blocked.member() {
-                // Moved, and its energy booked, by its clump.
-                continue;
-            }
-            if m.is_finite() {
-                e.potential -= m * self.gravity.dot(&c.pos[i]);
-            }
             let inertia = c.inertia[i];
             let j = inertia.x;
             if self.damping == 0.0
@@ -205,9 +198,10 @@ impl Integrator {
                 && j == inertia.z
                 && j.is_finite()
             {
-                // The common case, a free undamped sphere: the general steps below without
-                // the per-component tests (the same arithmetic). A force times `dt / m`:
-                // one division per body, not one per component.
+                // The common case, a free undamped sphere: the general step without the
+                // per-component tests (the same arithmetic). A force times `dt / m`: one
+                // division per body, not one per component. (A clump member is never FREE.)
+                e.potential -= m * self.gravity.dot(&c.pos[i]);
                 let v0 = c.vel[i];
                 let v1 = v0 + c.force[i] * (dt / m);
                 e.kinetic += 0.5 * m * v0.dot(&v1);
@@ -223,63 +217,82 @@ impl Integrator {
                 e.probe += (c.pos[i] + v1 + w1).sum();
                 continue;
             }
-            for k in 0..3 {
-                let v0 = c.vel[i][k];
-                let f = c.force[i][k];
-                if blocked.translation(k) {
-                    e.boundary_work -= f * v0 * dt;
-                    if m.is_finite() {
-                        e.kinetic += 0.5 * m * v0 * v0;
-                    }
-                    continue;
-                }
-                let fd = damped(f, v0, self.damping);
-                let v1 = v0 + fd * (dt / m);
-                e.nonviscous -= (fd - f) * 0.5 * (v0 + v1) * dt;
-                e.kinetic += 0.5 * m * v0 * v1;
-                c.vel[i][k] = v1;
-            }
-            let v = c.vel[i];
-            c.pos[i] += v * dt;
-            if rotation::is_aspherical(&inertia) {
-                let body = rotation::Body {
-                    ori: &mut c.ori[i],
-                    angvel: &mut c.angvel[i],
-                    inertia,
-                    torque: c.torque[i],
-                    blocked,
-                };
-                let r = rotation::step(body, self.damping, dt);
-                e.rotational += r.kinetic;
-                e.nonviscous += r.nonviscous;
-                e.boundary_work += r.boundary_work;
-                e.probe += (c.pos[i] + c.vel[i] + c.angvel[i]).sum();
-                continue;
-            }
-            for k in 0..3 {
-                let w0 = c.angvel[i][k];
-                let t = c.torque[i][k];
-                let inertia = inertia[k];
-                if blocked.rotation(k) || !inertia.is_finite() {
-                    e.boundary_work -= t * w0 * dt;
-                    if inertia.is_finite() {
-                        e.rotational += 0.5 * inertia * w0 * w0;
-                    }
-                    continue;
-                }
-                let td = damped(t, w0, self.damping);
-                let w1 = w0 + td * (dt / inertia);
-                e.nonviscous -= (td - t) * 0.5 * (w0 + w1) * dt;
-                e.rotational += 0.5 * inertia * w0 * w1;
-                c.angvel[i][k] = w1;
-            }
-            let w = c.angvel[i];
-            if w != Vector3::zeros() {
-                c.ori[i] = exp_map(&(w * dt)) * c.ori[i];
-            }
-            e.probe += (c.pos[i] + v + w).sum();
+            self.general(&mut c, i, &mut e);
         }
         e
+    }
+
+    /// The general step of particle `i` (blocked components, damping, aspherical
+    /// inertia, clump members), kept out of line so that the loop over free spheres in
+    /// [`Integrator::advance`] stays tight.
+    #[inline(never)]
+    fn general(&self, c: &mut Chunk<'_>, i: usize, e: &mut Energies) {
+        let dt = self.dt;
+        let m = c.mass[i];
+        let blocked = c.blocked[i];
+        let inertia = c.inertia[i];
+        if blocked.member() {
+            // Moved, and its energy booked, by its clump.
+            return;
+        }
+        if m.is_finite() {
+            e.potential -= m * self.gravity.dot(&c.pos[i]);
+        }
+        for k in 0..3 {
+            let v0 = c.vel[i][k];
+            let f = c.force[i][k];
+            if blocked.translation(k) {
+                e.boundary_work -= f * v0 * dt;
+                if m.is_finite() {
+                    e.kinetic += 0.5 * m * v0 * v0;
+                }
+                continue;
+            }
+            let fd = damped(f, v0, self.damping);
+            let v1 = v0 + fd * (dt / m);
+            e.nonviscous -= (fd - f) * 0.5 * (v0 + v1) * dt;
+            e.kinetic += 0.5 * m * v0 * v1;
+            c.vel[i][k] = v1;
+        }
+        let v = c.vel[i];
+        c.pos[i] += v * dt;
+        if rotation::is_aspherical(&inertia) {
+            let body = rotation::Body {
+                ori: &mut c.ori[i],
+                angvel: &mut c.angvel[i],
+                inertia,
+                torque: c.torque[i],
+                blocked,
+            };
+            let r = rotation::step(body, self.damping, dt);
+            e.rotational += r.kinetic;
+            e.nonviscous += r.nonviscous;
+            e.boundary_work += r.boundary_work;
+            e.probe += (c.pos[i] + c.vel[i] + c.angvel[i]).sum();
+            return;
+        }
+        for k in 0..3 {
+            let w0 = c.angvel[i][k];
+            let t = c.torque[i][k];
+            let inertia = inertia[k];
+            if blocked.rotation(k) || !inertia.is_finite() {
+                e.boundary_work -= t * w0 * dt;
+                if inertia.is_finite() {
+                    e.rotational += 0.5 * inertia * w0 * w0;
+                }
+                continue;
+            }
+            let td = damped(t, w0, self.damping);
+            let w1 = w0 + td * (dt / inertia);
+            e.nonviscous -= (td - t) * 0.5 * (w0 + w1) * dt;
+            e.rotational += 0.5 * inertia * w0 * w1;
+            c.angvel[i][k] = w1;
+        }
+        let w = c.angvel[i];
+        if w != Vector3::zeros() {
+            c.ori[i] = exp_map(&(w * dt)) * c.ori[i];
+        }
+        e.probe += (c.pos[i] + v + w).sum();
     }
 }
 
