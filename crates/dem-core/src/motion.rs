@@ -11,8 +11,11 @@
 //! Before the leap-frog step from t to t + dt the group gets the mid-step velocity
 //! `(x(t + dt) - x(t)) / dt` and the angular velocity `omega`, so the integrator moves it
 //! and books the work of the contact forces on it (`-f . v dt - torque . omega dt`) as
-//! boundary work; after the step the pose is set to its exact value at t + dt, so that
-//! round-off does not accumulate.
+//! boundary work, plus `-f . (v(t - dt/2) - v(t + dt/2)) dt / 2` wherever the velocity
+//! changes (at every step of a shake or a rotation), so that the booked work is the
+//! leap-frog's own and the ledger does not drift ([`Prescribed::step_velocities`]); after
+//! the step the pose is set to its exact value at t + dt, so that round-off does not
+//! accumulate.
 //!
 //! A servo-controlled wall (`Servo`) moves along its normal (towards the side it touches):
 //! after the forces of a step are gathered, its velocity for the step is
@@ -426,15 +429,18 @@ impl Prescribed {
     }
 
     /// Sets the group's velocities for the step from `t` to `t + dt` in a run (after
-    /// [`Prescribed::control`]); returns the boundary work to add to the integrator's (J):
-    /// zero, except at the first step after a change of the motion. The integrator books
-    /// `-f . v(t+dt/2) dt` for each step; the work the leap-frog scheme does through a
-    /// boundary is `-(f(t) + f(t+dt)) / 2 . v(t+dt/2) dt`, whose sum over the steps of a
-    /// constant velocity differs from the booked one by terms at its ends only, but by
-    /// `-f . (v(t-dt/2) - v(t+dt/2)) dt / 2` more at a jump of the velocity: that is
-    /// returned, as a servo's control books it at every step (translation and rotation).
+    /// [`Prescribed::control`]); returns the boundary work to add to the integrator's (J).
+    /// The integrator books `-f . v(t+dt/2) dt` for each step; the work the leap-frog
+    /// scheme does through a boundary is `-(f(t) + f(t+dt)) / 2 . v(t+dt/2) dt`, whose sum
+    /// over the steps of a constant velocity differs from the booked one by terms at its
+    /// ends only, but by `-f . (v(t-dt/2) - v(t+dt/2)) dt / 2` more wherever the velocity
+    /// changes: that is returned (translation and rotation). A translation's velocity
+    /// changes only when the motion is changed; a shake's, and a rotation's at each
+    /// member, at every step (booked only at the changes, their work would be first order
+    /// in the time step); a servo's control books its own.
     pub fn step_velocities(&mut self, p: &mut Particles, t: f64, dt: f64) -> f64 {
-        if !std::mem::take(&mut self.jumped) {
+        let changes = matches!(self.motion, Motion::Shake { .. } | Motion::Rotate { .. });
+        if !std::mem::take(&mut self.jumped) && !changes {
             self.set_velocities(p, t, dt);
             return 0.0;
         }
@@ -467,220 +473,4 @@ impl Prescribed {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use dem_api::SphereShape;
-
-    /// Two spheres at `a` and `b` (only the columns a motion reads and writes).
-    fn two(a: [f64; 3], b: [f64; 3]) -> Particles {
-        let mut p = Particles::default();
-        for x in [a, b] {
-            p.pos.push(v(x));
-            p.ori.push(UnitQuaternion::identity());
-            p.vel.push(Vector3::zeros());
-            p.angvel.push(Vector3::zeros());
-            p.force.push(Vector3::zeros());
-            p.torque.push(Vector3::zeros());
-            p.shape.push(Shape::Sphere(SphereShape { radius: 0.1 }));
-        }
-        p
-    }
-
-    /// Steps the group from step `from` to step `to` of `dt` as a run does (poses set
-    /// exactly after each step).
-    fn advance(g: &Prescribed, p: &mut Particles, from: u64, to: u64, dt: f64) {
-        for step in from..to {
-            g.set_velocities(p, step as f64 * dt, dt);
-            g.set_poses(p, (step + 1) as f64 * dt);
-        }
-    }
-
-    const DT: f64 = 1e-3;
-
-    #[test]
-    fn a_translation_goes_on_from_its_pose_with_the_new_velocity() {
-        let mut p = two([1.0, 2.0, 3.0], [-1.0, 0.0, 0.5]);
-        let start = p.pos.clone();
-        let (v1, v2) = ([0.0, 0.0, 0.5], [0.2, -0.1, 0.0]);
-        let mut g = Prescribed::new(Motion::Translate { velocity: v1 }, vec![0, 1], &p);
-        advance(&g, &mut p, 0, 400, DT);
-        let t0 = 400.0 * DT;
-        let at_change = p.pos.clone();
-        g.change(Motion::Translate { velocity: v2 }, t0).unwrap();
-        g.set_poses(&mut p, t0);
-        assert_eq!(p.pos, at_change, "the pose is continuous at the change");
-        advance(&g, &mut p, 400, 1000, DT);
-        assert_eq!(p.vel[0], v(v2), "the velocity jumps to the new one");
-        for (x, x0) in p.pos.iter().zip(&start) {
-            // x0 + v1 t0 + v2 (t - t0), closed form.
-            let want = x0 + v(v1) * t0 + v(v2) * (1000.0 * DT - t0);
-            assert!((x - want).norm() < 1e-14, "{}", x - want);
-        }
-    }
-
-    #[test]
-    fn a_rotation_goes_on_about_its_new_axis_from_its_pose() {
-        let mut p = two([1.0, 0.0, 0.0], [0.0, 2.0, 0.5]);
-        let start = p.pos.clone();
-        let rotate = |omega: f64, axis: [f64; 3]| Motion::Rotate {
-            center: [0.0; 3],
-            axis,
-            omega,
-        };
-        let mut g = Prescribed::new(rotate(2.0, [0.0, 0.0, 1.0]), vec![0, 1], &p);
-        advance(&g, &mut p, 0, 300, DT);
-        let at_change = p.pos.clone();
-        g.change(rotate(-5.0, [1.0, 0.0, 0.0]), 300.0 * DT).unwrap();
-        advance(&g, &mut p, 300, 800, DT);
-        // 0.6 rad about z, then -2.5 rad about x: rotations composed by hand.
-        let rz = |a: f64, x: Vector3<f64>| {
-            Vector3::new(
-                a.cos() * x.x - a.sin() * x.y,
-                a.sin() * x.x + a.cos() * x.y,
-                x.z,
-            )
-        };
-        let rx = |a: f64, x: Vector3<f64>| {
-            Vector3::new(
-                x.x,
-                a.cos() * x.y - a.sin() * x.z,
-                a.sin() * x.y + a.cos() * x.z,
-            )
-        };
-        for k in 0..2 {
-            assert!((at_change[k] - rz(0.6, start[k])).norm() < 1e-14);
-            let want = rx(-2.5, rz(0.6, start[k]));
-            assert!((p.pos[k] - want).norm() < 1e-13, "{k}: {}", p.pos[k] - want);
-            // The orientation turned with it.
-            assert!((p.ori[k] * (start[1] - start[0]) - (p.pos[1] - p.pos[0])).norm() < 1e-13);
-        }
-        assert_eq!(p.angvel[0], Vector3::new(-5.0, 0.0, 0.0));
-    }
-
-    #[test]
-    fn a_shake_keeps_its_phase_and_its_pose_through_a_change() {
-        let mut p = two([0.0, 0.0, 1.0], [0.3, 0.0, 1.0]);
-        let start = p.pos.clone();
-        let shake = |a: f64, f: f64| Motion::Shake {
-            amplitude: [0.0, 0.0, a],
-            frequency: f,
-        };
-        let (a1, f1, a2, f2) = (0.01, 25.0, 0.004, 40.0);
-        let mut g = Prescribed::new(shake(a1, f1), vec![0, 1], &p);
-        advance(&g, &mut p, 0, 130, DT);
-        let t0 = 130.0 * DT;
-        let before = p.pos[0];
-        // A new frequency: the same oscillation about the same centre, at the new pace.
-        g.change(shake(a1, f2), t0).unwrap();
-        g.set_poses(&mut p, t0);
-        assert!((p.pos[0] - before).norm() < 1e-17);
-        advance(&g, &mut p, 130, 200, DT);
-        let p0 = 2.0 * PI * f1 * t0;
-        let phase = |t: f64| p0 + 2.0 * PI * f2 * (t - t0);
-        let want = start[0].z + a1 * phase(0.2).sin();
-        assert!((p.pos[0].z - want).abs() < 1e-14, "{}", p.pos[0].z - want);
-        // A new amplitude: the pose is continuous, the centre moves by (a1 - a2) sin p1.
-        let t1 = 0.2;
-        g.change(shake(a2, f2), t1).unwrap();
-        advance(&g, &mut p, 200, 260, DT);
-        let p1 = phase(t1);
-        let centre = start[1].z + (a1 - a2) * p1.sin();
-        let want = centre + a2 * (p1 + 2.0 * PI * f2 * (0.26 - t1)).sin();
-        assert!((p.pos[1].z - want).abs() < 1e-14, "{}", p.pos[1].z - want);
-    }
-
-    #[test]
-    fn the_step_after_a_change_books_the_jump_of_the_velocity() {
-        let mut p = two([0.0; 3], [1.0; 3]);
-        let mut g = Prescribed::new(
-            Motion::Rotate {
-                center: [0.0; 3],
-                axis: [0.0, 0.0, 1.0],
-                omega: 2.0,
-            },
-            vec![1],
-            &p,
-        );
-        g.set_velocities(&mut p, -DT, DT);
-        assert_eq!(
-            g.step_velocities(&mut p, 0.0, DT),
-            0.0,
-            "no change, no term"
-        );
-        g.set_poses(&mut p, DT);
-        let (v_before, w_before) = (p.vel[1], p.angvel[1]);
-        let (f, torque) = (Vector3::new(0.5, -2.0, 3.0), Vector3::new(0.1, 0.2, -0.7));
-        (p.force[1], p.torque[1]) = (f, torque);
-        let new = Motion::Rotate {
-            center: [0.0; 3],
-            axis: [0.0, 0.0, 1.0],
-            omega: -1.0,
-        };
-        g.change(new, DT).unwrap();
-        let work = g.step_velocities(&mut p, DT, DT);
-        // -(f . dv + torque . dw) dt / 2, with the velocities before and after.
-        let want =
-            -(f.dot(&(v_before - p.vel[1])) + torque.dot(&(w_before - p.angvel[1]))) * DT / 2.0;
-        assert_eq!(p.angvel[1], Vector3::new(0.0, 0.0, -1.0));
-        assert!(
-            want.abs() > 1e-4 * DT && (work - want).abs() < 1e-18,
-            "{work} {want}"
-        );
-        g.set_poses(&mut p, 2.0 * DT);
-        assert_eq!(g.step_velocities(&mut p, 2.0 * DT, DT), 0.0, "once only");
-    }
-
-    #[test]
-    fn a_change_is_checked_and_keeps_the_kind() {
-        let p = two([0.0; 3], [1.0; 3]);
-        let mut g = Prescribed::new(Motion::Translate { velocity: [0.0; 3] }, vec![0], &p);
-        let e = g
-            .change(
-                Motion::Translate {
-                    velocity: [0.0, f64::NAN, 0.0],
-                },
-                0.1,
-            )
-            .unwrap_err();
-        assert_eq!(e, "Translate: velocity (0, NaN, 0) must be finite, m/s");
-        let e = g
-            .change(
-                Motion::Shake {
-                    amplitude: [0.0; 3],
-                    frequency: 1.0,
-                },
-                0.1,
-            )
-            .unwrap_err();
-        assert!(e.contains("a Translate cannot become a Shake"), "{e}");
-        assert_eq!(g.anchor, None, "a refused change changes nothing");
-    }
-
-    #[test]
-    fn a_restored_motion_goes_on_bitwise() {
-        let mut p = two([1.0, 0.0, 0.0], [0.0, 2.0, 0.5]);
-        let scene = Motion::Rotate {
-            center: [0.1, 0.0, 0.0],
-            axis: [0.0, 1.0, 1.0],
-            omega: 3.0,
-        };
-        let fresh = Prescribed::new(scene, vec![0, 1], &p);
-        let mut g = fresh.clone();
-        advance(&g, &mut p, 0, 77, DT);
-        let changed = Motion::Rotate {
-            center: [0.0, 0.5, 0.0],
-            axis: [1.0, 0.0, 0.0],
-            omega: -1.0,
-        };
-        g.change(changed, 77.0 * DT).unwrap();
-        let mut q = p.clone();
-        // A group rebuilt from the scene takes the saved motion.
-        let mut restored = fresh;
-        restored.restore(g.save()).unwrap();
-        advance(&g, &mut p, 77, 150, DT);
-        advance(&restored, &mut q, 77, 150, DT);
-        assert_eq!(p.pos, q.pos);
-        assert_eq!(p.ori, q.ori);
-        assert_eq!(p.vel, q.vel);
-    }
-}
+mod tests;
