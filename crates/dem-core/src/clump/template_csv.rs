@@ -6,6 +6,7 @@
 
 use super::Member;
 use crate::error::DemError;
+use crate::scene::table::Table;
 use nalgebra::Vector3;
 use std::path::Path;
 
@@ -22,69 +23,22 @@ pub fn read(path: &Path) -> Result<Vec<Member>, DemError> {
 
 /// [`read`] from text; `path` names the source in errors.
 pub fn parse(text: &str, path: &Path) -> Result<Vec<Member>, DemError> {
-    let at =
-        |line: usize, msg: String| DemError::Scene(format!("{}:{line}: {msg}", path.display()));
-    let mut rows = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
-    let Some((header_line, header)) = rows.next() else {
-        return Err(at(1, "no header line (`x,y,z,radius`)".into()));
-    };
-    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    let table = Table::parse(text, path, "`x,y,z,radius`")?;
+    let need = "need x, y, z, radius";
     let mut index = [0usize; 4];
     for (k, name) in COLUMNS.iter().enumerate() {
-        let found: Vec<usize> = (0..names.len()).filter(|&i| names[i] == *name).collect();
-        match found.as_slice() {
-            [i] => index[k] = *i,
-            [] => {
-                return Err(at(
-                    header_line,
-                    format!("no column `{name}` in the header `{header}` (need x, y, z, radius)"),
-                ))
-            }
-            _ => return Err(at(header_line, format!("column `{name}` appears twice"))),
-        }
+        index[k] = table.require(name, need)?;
     }
-    if let Some(other) = names.iter().find(|n| !COLUMNS.contains(n)) {
-        return Err(at(
-            header_line,
-            format!("unknown column `{other}` in the header `{header}` (need x, y, z, radius)"),
-        ));
-    }
+    table.only(&COLUMNS, need)?;
     let mut out = Vec::new();
-    for (line, row) in rows {
-        let cells: Vec<&str> = row.split(',').map(str::trim).collect();
-        if cells.len() != names.len() {
-            return Err(at(
-                line,
-                format!(
-                    "{} values, the header has {} columns",
-                    cells.len(),
-                    names.len()
-                ),
-            ));
-        }
+    for row in &table.rows {
         let mut v = [0.0; 4];
         for (k, &i) in index.iter().enumerate() {
-            let x: f64 = cells[i].parse().map_err(|_| {
-                at(
-                    line,
-                    format!("column `{}`: `{}` is not a number", COLUMNS[k], cells[i]),
-                )
-            })?;
-            if !x.is_finite() {
-                return Err(at(
-                    line,
-                    format!("column `{}`: {x} is not finite", COLUMNS[k]),
-                ));
-            }
-            v[k] = x;
+            v[k] = table.number(row, i, COLUMNS[k])?;
         }
         if v[3] <= 0.0 {
-            return Err(at(
-                line,
+            return Err(table.error(
+                row.line,
                 format!("column `radius`: {} is not positive", v[3]),
             ));
         }
@@ -94,7 +48,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Member>, DemError> {
         });
     }
     if out.is_empty() {
-        return Err(at(header_line, "no member rows after the header".into()));
+        return Err(table.error(table.header_line, "no member rows after the header"));
     }
     Ok(out)
 }

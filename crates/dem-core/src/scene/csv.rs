@@ -10,6 +10,7 @@
 //! are. Any other column name (a misspelt `vz`) and any other kind (`sphere`) is an error
 //! naming the file and line: a row or a column is never dropped silently.
 
+use super::table::Table;
 use crate::error::DemError;
 use nalgebra::Vector3;
 use std::path::Path;
@@ -44,73 +45,39 @@ pub fn read(path: &Path) -> Result<Vec<CsvSphere>, DemError> {
 
 /// [`read`] from text; `path` names the source in errors.
 pub fn parse(text: &str, path: &Path) -> Result<Vec<CsvSphere>, DemError> {
-    let at =
-        |line: usize, msg: String| DemError::Scene(format!("{}:{line}: {msg}", path.display()));
-    let mut rows = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
-    let Some((header_line, header)) = rows.next() else {
-        return Err(at(1, "no header line (e.g. `x,y,z,vx,vy,vz`)".into()));
-    };
-    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    let table = Table::parse(text, path, "e.g. `x,y,z,vx,vy,vz`")?;
     // Column index of each known field.
     let mut index = [None; COLUMNS.len()];
     for (k, name) in COLUMNS.iter().enumerate() {
-        let found: Vec<usize> = (0..names.len()).filter(|&i| names[i] == *name).collect();
-        match found.as_slice() {
-            [] => {}
-            [i] => index[k] = Some(*i),
-            _ => return Err(at(header_line, format!("column `{name}` appears twice"))),
-        }
+        index[k] = table.find(name)?;
     }
-    for required in 0..3 {
-        if index[required].is_none() {
-            return Err(at(
-                header_line,
-                format!(
-                    "no column `{}` in the header `{header}` (required: x, y, z)",
-                    COLUMNS[required]
-                ),
-            ));
-        }
+    for name in &COLUMNS[..3] {
+        table.require(name, "required: x, y, z")?;
     }
-    if let Some(unknown) = names
+    let known: Vec<&str> = COLUMNS
         .iter()
-        .find(|n| !COLUMNS.contains(n) && !IGNORED.contains(n) && **n != "kind")
-    {
-        return Err(at(
-            header_line,
-            format!(
-                "unknown column `{unknown}` in the header `{header}` (read: {}; ignored: \
-                 kind, {})",
-                COLUMNS.join(", "),
-                IGNORED.join(", ")
-            ),
-        ));
-    }
-    let kind = names.iter().position(|n| *n == "kind");
+        .chain(&IGNORED)
+        .chain(&["kind"])
+        .copied()
+        .collect();
+    table.only(
+        &known,
+        &format!(
+            "read: {}; ignored: kind, {}",
+            COLUMNS.join(", "),
+            IGNORED.join(", ")
+        ),
+    )?;
+    let kind = table.find("kind")?;
     let mut out = Vec::new();
-    for (line, row) in rows {
-        let cells: Vec<&str> = row.split(',').map(str::trim).collect();
-        if cells.len() != names.len() {
-            return Err(at(
-                line,
-                format!(
-                    "{} values, the header has {} columns",
-                    cells.len(),
-                    names.len()
-                ),
-            ));
-        }
+    for row in &table.rows {
         if let Some(k) = kind {
-            match cells[k] {
+            match row.cells[k] {
                 "Sphere" => {}
                 other if SKIPPED_KINDS.contains(&other) => continue,
                 other => {
-                    return Err(at(
-                        line,
+                    return Err(table.error(
+                        row.line,
                         format!(
                             "column `kind`: `{other}` is not one of Sphere (read), {} \
                              (skipped)",
@@ -123,25 +90,13 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<CsvSphere>, DemError> {
         let mut v = [0.0; COLUMNS.len()];
         for (k, slot) in index.iter().enumerate() {
             if let Some(i) = *slot {
-                let x: f64 = cells[i].parse().map_err(|_| {
-                    at(
-                        line,
-                        format!("column `{}`: `{}` is not a number", COLUMNS[k], cells[i]),
-                    )
-                })?;
-                if !x.is_finite() {
-                    return Err(at(
-                        line,
-                        format!("column `{}`: {x} is not finite", COLUMNS[k]),
-                    ));
-                }
-                v[k] = x;
+                v[k] = table.number(row, i, COLUMNS[k])?;
             }
         }
         let radius = index[9].map(|_| v[9]);
         if let Some(r) = radius {
             if r <= 0.0 {
-                return Err(at(line, format!("column `radius`: {r} is not positive")));
+                return Err(table.error(row.line, format!("column `radius`: {r} is not positive")));
             }
         }
         out.push(CsvSphere {

@@ -15,6 +15,7 @@ pub(crate) use polyhedra::random_rotation;
 mod random_packing;
 mod settings;
 pub mod size_distribution;
+pub(crate) mod table;
 
 pub use generators::{expand_bodies, Boundaries};
 pub use material_choice::MaterialChoice;
