@@ -360,12 +360,4 @@ fn unfit_cells_are_refused_with_the_reason() {
         letters.contains("cell.periodic") && letters.contains("`q`"),
         "{letters}"
     );
-    let gravity = with(
-        "cell: (edges: ((0.01, 0, 0), (0, 0.01, 0), (0, 0, 0.01)), periodic: \"xyz\",",
-        "gravity: (0, 0, -9.81),",
-    );
-    assert!(
-        gravity.contains("gravity") && gravity.contains("edge z"),
-        "{gravity}"
-    );
 }

@@ -71,6 +71,19 @@ impl Ledger {
             + self.outflow
     }
 
+    /// Books the wrap of particles across the faces of a periodic cell, `moved` being
+    /// their mass-weighted displacement `sum m (x before - x after)` (kg m): with gravity
+    /// `g` along a periodic edge a wrapped particle's potential energy jumps by
+    /// `m g . (x before - x after)`, as if it had been lifted back through the cell; that
+    /// energy is booked as boundary work (gravity's work brought in through the faces), so
+    /// the total does not jump. The potential is moved with it, so that the entries stay
+    /// those of the wrapped positions until the next step evaluates them.
+    pub fn wrap(&mut self, g: &nalgebra::Vector3<f64>, moved: &nalgebra::Vector3<f64>) {
+        let jump = g.dot(moved);
+        self.potential += jump;
+        self.boundary_work += jump;
+    }
+
     /// The entries in the order of [`Ledger::COLUMNS`].
     pub fn row(&self) -> [f64; 11] {
         [

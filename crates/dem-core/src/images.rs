@@ -37,7 +37,7 @@ use crate::dispatch::Dispatch;
 use crate::error::DemError;
 use crate::particles::{Particles, Shape};
 use crate::team::Team;
-use nalgebra::Matrix3;
+use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 
 /// Id given to a contact body whose image is no longer kept (the contact then finds no
@@ -253,7 +253,10 @@ impl Periodic {
 
     /// The broad-phase rebuild of a periodic cell: flips the cell if due, wraps the
     /// particles `p` into it, makes the image rows, finds the candidate pairs and re-keys
-    /// the contacts (see the module documentation).
+    /// the contacts (see the module documentation). Returns the wrap's mass-weighted
+    /// displacement `sum m_i (x_i before - x_i after)` (kg m) over particles of finite
+    /// mass: with gravity along a periodic edge their potential energy jumps by `g` dotted
+    /// with it, which the caller books ([`crate::energy::Ledger::wrap`]).
     pub fn rebuild(
         &mut self,
         p: &mut Particles,
@@ -261,7 +264,7 @@ impl Periodic {
         verlet: &mut VerletList,
         (reach, skin): (f64, f64),
         dispatch: &Dispatch,
-    ) -> Result<(), DemError> {
+    ) -> Result<Vector3<f64>, DemError> {
         let mut flips: Vec<Box<dyn Fn(Shift) -> Shift>> = Vec::new();
         while let Some(due) = self.cell.flip_due() {
             flips.push(Box::new(self.cell.flip(due)));
@@ -275,9 +278,14 @@ impl Periodic {
                 None => [0; 3],
             })
             .collect();
-        for (x, &w) in p.pos.iter_mut().zip(&wrapped) {
+        let mut moved = Vector3::zeros();
+        for ((x, &w), &m) in p.pos.iter_mut().zip(&wrapped).zip(&p.mass) {
             if w != [0; 3] {
-                *x -= self.cell.offset(w);
+                let offset = self.cell.offset(w);
+                *x -= offset;
+                if m.is_finite() {
+                    moved += m * offset;
+                }
             }
         }
         // Old keys of the contacts' rows, before the rows are made anew.
@@ -327,7 +335,8 @@ impl Periodic {
             }
             i < n && bounded(i) && i < images[(j - n) as usize].0
         });
-        contacts.rebuild(&verlet.pairs, &self.ext, dispatch)
+        contacts.rebuild(&verlet.pairs, &self.ext, dispatch)?;
+        Ok(moved)
     }
 
     /// The image rows the particles `p` (wrapped into the cell) need: for each free
@@ -413,24 +422,13 @@ impl Periodic {
 }
 
 /// Checks a scene's particles for a periodic cell: no mesh facets or polyhedra, walls
-/// parallel to the periodic edges, gravity across them. The error names the particle.
-pub fn check_scene(
-    cell: &Cell,
-    p: &Particles,
-    gravity: &nalgebra::Vector3<f64>,
-) -> Result<(), String> {
+/// parallel to the periodic edges. The error names the particle.
+pub fn check_scene(cell: &Cell, p: &Particles) -> Result<(), String> {
     for k in 0..3 {
         if !cell.periodic[k] {
             continue;
         }
         let edge = cell.h.column(k).normalize();
-        if gravity.dot(&edge).abs() > 1e-12 * gravity.norm() {
-            return Err(format!(
-                "gravity has a component along the periodic edge {}: a wrapped particle \
-                 would jump in potential energy",
-                ["x", "y", "z"][k]
-            ));
-        }
         for i in 0..p.len() {
             match &p.shape[i] {
                 Shape::Facet(_) | Shape::Polyhedron(_) => {

@@ -264,7 +264,7 @@ impl Simulation {
                         Some(servo)
                     }
                 };
-                crate::images::check_scene(&cell, &particles, &integrator.gravity)
+                crate::images::check_scene(&cell, &particles)
                     .map_err(|e| scene.error(format!("cell: {e}")))?;
                 if let Some(k) = flow
                     .inlets
@@ -373,13 +373,14 @@ impl Simulation {
             per.sync(p);
             if per.stale(&self.verlet, &self.team) {
                 let ranges = (self.reach, self.skin);
-                per.rebuild(
+                let moved = per.rebuild(
                     p,
                     &mut self.contacts,
                     &mut self.verlet,
                     ranges,
                     &self.dispatch,
                 )?;
+                self.ledger.wrap(&self.integrator.gravity, &moved);
             }
         } else if self.verlet.stale_in(p, &self.team) {
             if self.order.due(self.step, self.scene.contacts.reorder) {
