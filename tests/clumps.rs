@@ -407,10 +407,10 @@ fn bad_clump_scenes_name_the_file_and_field() {
         (
             clump_scene(pair, "pair").replace(
                 "    timestep:",
-                r#"    outlets: [Outlet(name: "drain", region: Box(min: (0, 0, -1), max: (1, 1, -0.5)))],
+                r#"    output: (stress: (min: (0, 0, 0), max: (1, 1, 1))),
     timestep:"#,
             ),
-            "s.ron: inlets, outlets: not supported in a scene with clumps yet",
+            "s.ron: output.stress: not supported in a scene with clumps yet",
         ),
     ];
     for (text, want) in cases {

@@ -5,7 +5,8 @@ use crate::plugins;
 use dem_core::{Checkpoint, Simulation};
 use std::path::Path;
 
-/// Every bit of the particles' state by scene id, the ledger and the flow's counts.
+/// Every bit of the particles' state by scene id, of the clumps' bodies (with their
+/// members' storage range), the ledger and the flow's counts.
 pub fn state(sim: &Simulation) -> Vec<u64> {
     let p = &sim.particles;
     let mut bits = Vec::new();
@@ -16,6 +17,14 @@ pub fn state(sim: &Simulation) -> Vec<u64> {
         }
         bits.extend(p.ori[i].coords.iter().map(|x| x.to_bits()));
         bits.push(p.mass[i].to_bits());
+    }
+    for c in &sim.clumps {
+        bits.extend([c.members.start as u64, c.members.len() as u64]);
+        for v in [c.pos, c.vel, c.angvel] {
+            bits.extend(v.iter().map(|x| x.to_bits()));
+        }
+        bits.extend(c.ori.coords.iter().map(|x| x.to_bits()));
+        bits.push(c.mass.to_bits());
     }
     bits.extend(sim.ledger.row().iter().map(|x| x.to_bits()));
     for i in &sim.flow.inlets {

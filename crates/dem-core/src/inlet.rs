@@ -1,5 +1,5 @@
-//! Inlets: regions that insert particles of a template (a sphere or a polyhedron: see
-//! [`crate::template`]) and a size distribution at a rate, during a time window, without
+//! Inlets: regions that insert particles of a template (a sphere, a polyhedron or a
+//! clump: see [`crate::template`]) and a size distribution at a rate, during a time window, without
 //! overlap with anything present.
 //!
 //! An inlet acts every `every` steps (an insertion event) from `start` on, and once more
@@ -15,8 +15,9 @@
 //! ends, a warning gives the shortfall, and the next event tries again.
 //!
 //! Inserted particles are appended to storage and get the next scene ids in insertion
-//! order (see [`crate::reorder::ParticleOrder`]); the energy they bring is booked in the
-//! ledger's `inflow` (see [`crate::population`]).
+//! order (see [`crate::reorder::ParticleOrder`]; an inserted clump's members get
+//! consecutive ids, and the clump is appended to the simulation's clumps); the energy
+//! they bring is booked in the ledger's `inflow` (see [`crate::population`]).
 
 use crate::cell::Cell;
 use crate::particles::{Particles, Shape};
@@ -57,7 +58,7 @@ pub struct InletSpec {
     /// What it inserts (default: spheres).
     #[serde(default)]
     pub shape: Template,
-    /// Radius distribution (volume-equivalent radius for a polyhedron).
+    /// Radius distribution (volume-equivalent radius for a polyhedron or a clump).
     pub radius: Radius,
     /// Material name, or a mix by number fraction.
     pub material: MaterialChoice,
@@ -139,18 +140,20 @@ pub struct Inlet {
 
 impl Inlet {
     /// The inlet of `spec`; `materials` maps names to indices, `densities` gives each
-    /// index's density (kg/m^3), `base` anchors a `Table` file. The error names the field
-    /// (the caller prefixes `inlets[k]`).
+    /// index's density (kg/m^3), `base` anchors a `Table` file, `clump` is the clump
+    /// template a `Clump` shape names. The error names the field (the caller prefixes
+    /// `inlets[k]`).
     pub fn new(
         spec: &InletSpec,
         materials: &std::collections::BTreeMap<String, u32>,
         densities: Vec<f64>,
         base: &std::path::Path,
+        clump: Option<&crate::clump::ClumpTemplate>,
     ) -> Result<Inlet, String> {
         let mut spec = spec.clone();
         spec.region.load(base).map_err(|e| format!("region: {e}"))?;
         spec.region.check().map_err(|e| format!("region: {e}"))?;
-        let maker = Maker::new(&spec.shape)?;
+        let maker = Maker::new(&spec.shape, clump)?;
         let sizes = spec
             .radius
             .sampler(base)
@@ -336,9 +339,9 @@ impl Inlet {
                 }
             });
             let v = self.spec.velocity;
-            let ori = match self.maker.kind() {
-                dem_api::ShapeKind::SPHERE => UnitQuaternion::identity(),
-                _ => crate::scene::random_rotation(&mut self.state.rng),
+            let ori = match self.maker.is_sphere() {
+                true => UnitQuaternion::identity(),
+                false => crate::scene::random_rotation(&mut self.state.rng),
             };
             let made = self
                 .maker

@@ -1,7 +1,9 @@
 //! Outlets: regions that remove the free particles whose centre is inside them.
 //!
-//! At every step from `start` on, the free particles (spheres and polyhedra without a prescribed motion)
-//! whose centre is inside an outlet's region leave the simulation at the end of the step:
+//! At every step from `start` on, the free particles (spheres and polyhedra without a
+//! prescribed motion) whose centre is inside an outlet's region, and the clumps whose
+//! centroid is inside it (with all their members), leave the simulation at the end of the
+//! step:
 //! their contacts end, and the energy they carry out (their terms in that step's ledger
 //! and their contacts' elastic energy) is booked in the ledger's `outflow` (see
 //! [`crate::population`]). Their scene ids are not given again.

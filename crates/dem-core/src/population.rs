@@ -13,9 +13,16 @@
 //! for an aspherical body the rotational part removed is `P . I^-1 P / 2` at the end of
 //! the step, off by the step's rotational work.
 //!
-//! Removal compacts storage: the particles after a removed one move down (walls, facets
-//! and moving boundaries keep their order), contacts are renamed, and the broad phase is
-//! rebuilt at the next step.
+//! A clump enters and leaves whole: an inlet appends its members and its body; an outlet
+//! takes it when its centroid is inside (its members are never taken one by one), with
+//! all its members and their contacts. Its energy is the terms its own step books
+//! ([`crate::clump::body::step`]: translational, rotational, potential), so the ledger's
+//! total is conserved through a clump's insertion and removal to round-off, rotation
+//! included.
+//!
+//! Removal compacts storage: the particles after a removed one move down (walls, facets,
+//! moving boundaries and clumps' members keep their order; each clump's member range
+//! moves down with them), contacts are renamed, and the broad phase is rebuilt at once.
 
 use crate::energy::Ledger;
 use crate::error::DemError;
@@ -44,6 +51,11 @@ impl Flow {
     pub fn any(&self) -> bool {
         !self.inlets.is_empty() || !self.outlets.is_empty()
     }
+
+    /// Does an inlet insert clumps?
+    pub fn inserts_clumps(&self) -> bool {
+        self.inlets.iter().any(|inlet| inlet.maker.is_clump())
+    }
 }
 
 /// The inlets and outlets of `scene`; `index` maps material names to indices.
@@ -56,7 +68,15 @@ pub fn build_flow(
     let densities: Vec<f64> = materials.iter().map(|m| m.density).collect();
     let mut flow = Flow::default();
     for (k, spec) in scene.inlets.iter().enumerate() {
-        let inlet = Inlet::new(spec, index, densities.clone(), base)
+        let clump = match &spec.shape {
+            crate::template::Template::Clump(name) => Some(crate::scene::clumps::template(
+                scene,
+                name,
+                &format!("inlets[{k}].shape"),
+            )?),
+            _ => None,
+        };
+        let inlet = Inlet::new(spec, index, densities.clone(), base, clump.as_ref())
             .map_err(|e| scene.error(format!("inlets[{k}].{e}")))?;
         flow.inlets.push(inlet);
     }
@@ -101,11 +121,20 @@ pub(crate) struct Watched {
     vel: Vec<Vector3<f64>>,
     angvel: Vec<Vector3<f64>>,
     pos: Vec<Vector3<f64>>,
+    /// Clumps (index into the simulation's clumps), and the outlet taking each (`None`:
+    /// just inserted). Their energy is the terms their step books (see
+    /// [`crate::clump::body::step`]).
+    clumps: Vec<(usize, Option<usize>)>,
 }
 
 impl Watched {
     pub(crate) fn is_empty(&self) -> bool {
-        self.who.is_empty()
+        self.who.is_empty() && self.clumps.is_empty()
+    }
+
+    /// Does it watch a clump (so that the clumps' step must give its terms)?
+    pub(crate) fn has_clumps(&self) -> bool {
+        !self.clumps.is_empty()
     }
 }
 
@@ -127,37 +156,76 @@ fn energy(p: &Particles, i: usize, w: &Watched, k: usize, g: &Vector3<f64>) -> [
     [kinetic, rotational, -m * g.dot(&w.pos[k])]
 }
 
+/// What an inlet's step added: storage indices of the new particles (clump members
+/// included), and indices of the new clumps.
+pub(crate) struct Added {
+    pub(crate) particles: std::ops::Range<usize>,
+    pub(crate) clumps: std::ops::Range<usize>,
+}
+
 impl Simulation {
-    /// Inserts the inlets' particles of this step at the end of storage; returns their
-    /// storage indices.
-    pub(crate) fn insert_from_inlets(&mut self) -> std::ops::Range<usize> {
+    /// Inserts the inlets' particles of this step at the end of storage (an inserted
+    /// clump: its members, and its body at the end of the clumps).
+    pub(crate) fn insert_from_inlets(&mut self) -> Added {
         let n = self.particles.len();
-        let mut fresh: Vec<NewParticle> = Vec::new();
+        let nc = self.clumps.len();
         for inlet in &mut self.flow.inlets {
             // Each inlet keeps clear of the particles already inserted this step.
             let cell = self.periodic.as_ref().map(|per| &per.cell);
-            let mut made = inlet.insert(self.step, self.time, &self.particles, cell);
+            let made = inlet.insert(self.step, self.time, &self.particles, cell);
             for s in &made {
-                push_particle(&mut self.particles, s);
+                match (&s.made.clump, &inlet.maker.template) {
+                    (Some(shape), crate::template::Template::Clump(name)) => {
+                        let rho = self.materials[s.material as usize].density;
+                        crate::scene::clumps::push(
+                            &mut self.particles,
+                            &mut self.clumps,
+                            name,
+                            shape,
+                            s.center,
+                            s.made.ori,
+                            s.velocity,
+                            Vector3::zeros(),
+                            rho,
+                            s.material,
+                        );
+                    }
+                    _ => push_particle(&mut self.particles, s),
+                }
             }
-            fresh.append(&mut made);
         }
         let added = self.particles.len() - n;
         if added > 0 {
             // The broad phase sees the new count and rebuilds before the contacts.
             self.order.append(n, added);
+            if self.clumps.len() > nc {
+                self.reindex_clumps();
+            }
             self.refresh_free_runs();
             if let Some(per) = &mut self.periodic {
                 per.grow(&self.particles, &mut self.contacts);
             }
             tracing::debug!(target: "dem::flow", step = self.step, added, "inserted");
         }
-        n..n + added
+        Added {
+            particles: n..n + added,
+            clumps: nc..self.clumps.len(),
+        }
     }
 
-    /// The just-inserted particles `fresh` and the free particles inside an outlet, with
-    /// their state before the integrator.
-    pub(crate) fn watch(&self, fresh: &[usize]) -> Watched {
+    /// The clump of each particle again, after clumps were added or removed.
+    pub(crate) fn reindex_clumps(&mut self) {
+        self.clump_of.clear();
+        self.clump_of.resize(self.particles.len(), u32::MAX);
+        for (k, c) in self.clumps.iter().enumerate() {
+            self.clump_of[c.members.clone()].fill(k as u32);
+        }
+    }
+
+    /// The just-inserted particles `fresh` and clumps `fresh_clumps`, and the free
+    /// particles and clumps (by centroid) inside an outlet, with the particles' state
+    /// before the integrator.
+    pub(crate) fn watch(&self, fresh: &[usize], fresh_clumps: std::ops::Range<usize>) -> Watched {
         let p = &self.particles;
         let mut w = Watched::default();
         let mut note = |i: usize, outlet: Option<usize>| {
@@ -167,32 +235,49 @@ impl Simulation {
             w.pos.push(p.pos[i]);
         };
         for &i in fresh {
-            note(i, None);
+            if !p.blocked[i].member() {
+                note(i, None);
+            }
         }
         let t = self.time;
         let open = |o: &Outlet| t >= o.spec.start;
+        let taking = |x: &Vector3<f64>| {
+            self.flow
+                .outlets
+                .iter()
+                .position(|o| open(o) && o.spec.region.contains(x))
+        };
         if self.flow.outlets.iter().any(open) {
             for run in &self.free {
                 for i in run.clone() {
-                    if let Some(k) = self
-                        .flow
-                        .outlets
-                        .iter()
-                        .position(|o| open(o) && o.spec.region.contains(&p.pos[i]))
-                    {
+                    if let Some(k) = taking(&p.pos[i]) {
                         note(i, Some(k));
                     }
+                }
+            }
+        }
+        w.clumps.extend(fresh_clumps.map(|k| (k, None)));
+        if self.flow.outlets.iter().any(open) {
+            for (k, c) in self.clumps.iter().enumerate() {
+                if let Some(o) = taking(&c.pos) {
+                    w.clumps.push((k, Some(o)));
                 }
             }
         }
         w
     }
 
-    /// Books the energy of the watched particles after the integrator, and removes those
-    /// inside an outlet.
-    pub(crate) fn settle_flow(&mut self, w: Watched) -> Result<(), DemError> {
+    /// Books the energy of the watched particles and clumps after the integrator, and
+    /// removes those inside an outlet; `clump_terms` holds each clump's terms of this
+    /// step (given when `w` watches clumps).
+    pub(crate) fn settle_flow(
+        &mut self,
+        w: Watched,
+        clump_terms: Option<&[[f64; 3]]>,
+    ) -> Result<(), DemError> {
         let g = self.integrator.gravity;
         let mut dead = vec![false; self.particles.len()];
+        let mut dead_clumps = vec![false; self.clumps.len()];
         let mut any = false;
         for (k, &(i, outlet)) in w.who.iter().enumerate() {
             let [kin, rot, pot] = energy(&self.particles, i, &w, k, &g);
@@ -210,15 +295,35 @@ impl Simulation {
                 }
             }
         }
+        for &(k, outlet) in &w.clumps {
+            let terms = clump_terms.expect("the clumps' terms of a step watching clumps");
+            let [kin, rot, pot] = terms[k];
+            let e = kin + rot + pot;
+            match outlet {
+                None => self.ledger.inflow += e,
+                Some(o) => {
+                    take(&mut self.ledger, kin, rot, pot);
+                    self.ledger.outflow += e;
+                    let c = &self.clumps[k];
+                    let out = &mut self.flow.outlets[o].state;
+                    out.count += 1;
+                    out.mass += c.mass;
+                    dead[c.members.clone()].fill(true);
+                    dead_clumps[k] = true;
+                    any = true;
+                }
+            }
+        }
         if any {
-            self.remove(&dead)?;
+            self.remove(&dead, &dead_clumps)?;
         }
         Ok(())
     }
 
-    /// Removes the particles marked `dead` (free particles only) and their contacts, whose
-    /// elastic energy is carried out.
-    fn remove(&mut self, dead: &[bool]) -> Result<(), DemError> {
+    /// Removes the particles marked `dead` (free particles and the members of the clumps
+    /// marked in `dead_clumps`), the clumps, and their contacts, whose elastic energy is
+    /// carried out.
+    fn remove(&mut self, dead: &[bool], dead_clumps: &[bool]) -> Result<(), DemError> {
         // In a periodic cell the contacts also name image rows of the particles.
         let elastic = match &self.periodic {
             Some(per) => self.contacts.remove_bodies(&per.dead_rows(dead)),
@@ -245,6 +350,19 @@ impl Simulation {
             let start = old_to_new[m.facets.start] as usize;
             m.facets = start..start + m.facets.len();
         }
+        if !self.clumps.is_empty() {
+            // A clump's members stay consecutive: removed together or moved down together.
+            let mut k = 0;
+            self.clumps.retain(|_| {
+                k += 1;
+                !dead_clumps[k - 1]
+            });
+            for c in &mut self.clumps {
+                let start = old_to_new[c.members.start] as usize;
+                c.members = start..start + c.members.len();
+            }
+            self.reindex_clumps();
+        }
         self.refresh_free_runs();
         // The candidate pairs at once, so that the state between two steps (which a
         // checkpoint saves) holds no pair of the old numbering.
@@ -261,6 +379,7 @@ impl Simulation {
             }
             None => {
                 self.verlet.rebuild(&self.particles, self.reach, self.skin);
+                crate::simulation::drop_pairs_within_clumps(&mut self.verlet.pairs, &self.clump_of);
                 self.contacts
                     .rebuild(&self.verlet.pairs, &self.particles, &self.dispatch)?;
             }

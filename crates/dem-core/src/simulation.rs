@@ -81,7 +81,7 @@ pub struct Simulation {
     /// Clumps (each one rigid body moving its member spheres; see [`crate::clump`]).
     pub clumps: Vec<ClumpBody>,
     /// The clump of each particle (index into [`Self::clumps`]), `u32::MAX` for none.
-    clump_of: Vec<u32>,
+    pub(crate) clump_of: Vec<u32>,
     /// Wall time per phase since the simulation was built.
     pub timing: PhaseTimes,
     /// Live contacts summed over the steps done since the simulation was built.
@@ -269,7 +269,7 @@ impl Simulation {
                 if let Some(k) = flow
                     .inlets
                     .iter()
-                    .position(|inlet| inlet.maker.kind() != dem_api::ShapeKind::SPHERE)
+                    .position(|inlet| !inlet.maker.is_sphere())
                 {
                     return Err(scene.error(format!(
                         "inlets[{k}].shape: only spheres are supported in a periodic cell"
@@ -284,16 +284,11 @@ impl Simulation {
         };
         let stages = periodic.as_ref().is_some_and(|p| p.servo.is_some());
         crate::stop::check(&scene.stop, &boundaries.motions, stages).map_err(|e| scene.error(e))?;
-        if !boundaries.clumps.is_empty() {
+        if !boundaries.clumps.is_empty() || flow.inserts_clumps() {
             let unsupported = [
                 (
                     periodic.is_some(),
                     "cell: clumps are not supported in a periodic cell yet",
-                ),
-                (
-                    !scene.inlets.is_empty() || !scene.outlets.is_empty(),
-                    "inlets, outlets: not supported in a scene with clumps yet (an outlet \
-                     would have to remove whole clumps)",
                 ),
                 (
                     scene.output.stress.is_some(),
@@ -360,10 +355,14 @@ impl Simulation {
     /// Advances one step.
     pub fn step(&mut self) -> Result<(), DemError> {
         let mut clock = Instant::now();
-        let mut fresh: Vec<usize> = match self.flow.inlets.is_empty() {
-            true => Vec::new(),
-            false => self.insert_from_inlets().collect(),
-        };
+        let (mut fresh, fresh_clumps): (Vec<usize>, Range<usize>) =
+            match self.flow.inlets.is_empty() {
+                true => (Vec::new(), 0..0),
+                false => {
+                    let added = self.insert_from_inlets();
+                    (added.particles.collect(), added.clumps)
+                }
+            };
         let p = &mut self.particles;
         let threads = rayon::current_num_threads();
         if self.team.size() != threads {
@@ -393,14 +392,7 @@ impl Simulation {
                 }
             }
             self.verlet.rebuild(p, self.reach, self.skin);
-            if !self.clumps.is_empty() {
-                // No contacts between the members of one clump.
-                let of = &self.clump_of;
-                self.verlet.pairs.retain(|&(a, b)| {
-                    let k = of[a as usize];
-                    k == u32::MAX || k != of[b as usize]
-                });
-            }
+            drop_pairs_within_clumps(&mut self.verlet.pairs, &self.clump_of);
             self.contacts
                 .rebuild(&self.verlet.pairs, p, &self.dispatch)?;
         }
@@ -470,9 +462,13 @@ impl Simulation {
         self.ledger.friction += totals.friction;
         self.ledger.damping += totals.damping;
         let watched = match self.flow.any() {
-            true => self.watch(&fresh),
+            true => self.watch(&fresh, fresh_clumps),
             false => Watched::default(),
         };
+        // Each clump's terms of the step, when the flow books a clump's energy.
+        let mut clump_terms = watched
+            .has_clumps()
+            .then(|| vec![[0.0; 3]; self.clumps.len()]);
         let p = &mut self.particles;
         let dt = self.integrator.dt;
         for g in &mut self.motions {
@@ -488,12 +484,13 @@ impl Simulation {
                 &mut self.particles,
                 &self.integrator,
                 &mut self.ledger,
+                clump_terms.as_deref_mut(),
             )
         {
             self.check_finite()?;
         }
         if !watched.is_empty() {
-            self.settle_flow(watched)?;
+            self.settle_flow(watched, clump_terms.as_deref())?;
         }
         if let (Some(per), Some(t)) = (&mut self.periodic, across) {
             let before = per.cell.advance(dt);
@@ -534,6 +531,7 @@ impl Simulation {
                 self.free.clone(),
                 self.motions.clone(),
                 self.meshes.clone(),
+                self.clump_of.clone(),
             )
         });
         let result = self.step();
@@ -548,7 +546,13 @@ impl Simulation {
                 self.clumps,
             ) = saved;
             if let Some(population) = population {
-                (self.flow, self.free, self.motions, self.meshes) = population;
+                (
+                    self.flow,
+                    self.free,
+                    self.motions,
+                    self.meshes,
+                    self.clump_of,
+                ) = population;
             }
         }
         result
@@ -619,4 +623,16 @@ impl Simulation {
 /// True for a finite number above zero (false for NaN).
 fn positive(x: f64) -> bool {
     x > 0.0 && x.is_finite()
+}
+
+/// Drops the candidate pairs of two members of one clump (`of`: the clump of each
+/// particle, `u32::MAX` for none): no contact acts between them.
+pub(crate) fn drop_pairs_within_clumps(pairs: &mut Vec<(u32, u32)>, of: &[u32]) {
+    if of.iter().all(|&k| k == u32::MAX) {
+        return;
+    }
+    pairs.retain(|&(a, b)| {
+        let k = of[a as usize];
+        k == u32::MAX || k != of[b as usize]
+    });
 }

@@ -256,8 +256,9 @@ pub fn particles(sim: &Simulation) -> Grid {
             ),
         },
     ];
-    if !sim.clumps.is_empty() {
-        // A member's clump (index in scene order), -1 for a free sphere; its velocity,
+    if !sim.clumps.is_empty() || sim.flow.inserts_clumps() {
+        // A member's clump (index in the simulation's clumps: scene order, then insertion
+        // order, less those removed), -1 for a free sphere; its velocity,
         // angular velocity and orientation above are those of its clump's motion.
         let clump = |&i: &usize| sim.clump_of(i).map_or(-1, |k| k as i64);
         g.point_data.push(ints("clump", ids.iter().map(clump)));

@@ -258,7 +258,7 @@ fn inlet_radii(radius: &str) -> Vec<f64> {
         dem_core::scene::parse_ron(&text, Path::new("inlet.ron")).unwrap();
     let materials = [("m".to_string(), 0u32)].into_iter().collect();
     let mut inlet =
-        dem_core::inlet::Inlet::new(&spec, &materials, vec![1000.0], Path::new(".")).unwrap();
+        dem_core::inlet::Inlet::new(&spec, &materials, vec![1000.0], Path::new("."), None).unwrap();
     let empty = dem_core::particles::Particles::default();
     let (mut r, mut events, mut short) = (Vec::new(), 0u64, 0);
     while r.len() < N {

@@ -60,8 +60,10 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// the scene ids given so far, the storage indices of the moving boundaries and meshes),
 /// two more ledger entries (inflow, outflow). 9: the clumps' rigid bodies; the gravity
 /// and the moving boundaries' motions with their anchors (both can change during a run,
-/// from Python); inserted polyhedra saved whole.
-pub const FORMAT_VERSION: u32 = 9;
+/// from Python); inserted polyhedra saved whole. 10: each clump's first member (removals
+/// move clumps down in storage), and in a scene with inlets or outlets each clump whole
+/// (template name, shape, mass, inertia: inserted clumps, and removed ones).
+pub const FORMAT_VERSION: u32 = 10;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -108,7 +110,6 @@ struct SavedParticles {
     shape: Vec<SavedShape>,
 }
 
-/// The state of a run between two steps.
 /// The state of a clump's rigid body (its members are particles, saved with them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct SavedClump {
@@ -116,8 +117,23 @@ struct SavedClump {
     vel: Vector3<f64>,
     ori: UnitQuaternion<f64>,
     angvel: Vector3<f64>,
+    /// Storage index of its first member.
+    first: u32,
+    /// The clump whole, in a scene with inlets or outlets (which insert clumps the scene
+    /// cannot make again, and remove some of its own).
+    whole: Option<Box<WholeClump>>,
 }
 
+/// What a clump is made of, saved whole.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct WholeClump {
+    template_name: String,
+    template: crate::clump::ClumpTemplate,
+    mass: f64,
+    inertia: Vector3<f64>,
+}
+
+/// The state of a run between two steps.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
     /// The scene file's text.
@@ -293,6 +309,15 @@ impl Checkpoint {
                     vel: c.vel,
                     ori: c.ori,
                     angvel: c.angvel,
+                    first: c.members.start as u32,
+                    whole: sim.flow.any().then(|| {
+                        Box::new(WholeClump {
+                            template_name: c.template_name.clone(),
+                            template: (*c.template).clone(),
+                            mass: c.mass,
+                            inertia: c.inertia,
+                        })
+                    }),
                 })
                 .collect(),
             inlets: sim.flow.inlets.iter().map(|i| i.state.clone()).collect(),

@@ -2,6 +2,7 @@
 //! the simulation it holds rebuilt from them.
 
 use super::{failure, Checkpoint, SavedShape};
+use crate::clump::ClumpBody;
 use crate::contacts::Contacts;
 use crate::error::DemError;
 use crate::particles::{Particles, PolyBody, Shape};
@@ -11,6 +12,7 @@ use crate::scene::Scene;
 use crate::simulation::Simulation;
 use dem_api::{SphereShape, Vec3, WallShape};
 use std::path::Path;
+use std::sync::Arc;
 
 impl Checkpoint {
     /// Refuses a plugin set that lacks a plugin of the run or has another version of it.
@@ -235,7 +237,7 @@ impl Checkpoint {
             .collect::<Vec<_>>();
         if sizes(&self.members) != ours
             || self.mesh_starts.len() != sim.meshes.len()
-            || self.clumps.len() != sim.clumps.len()
+            || (fixed && self.clumps.len() != sim.clumps.len())
             || self.inlets.len() != sim.flow.inlets.len()
             || self.outlets.len() != sim.flow.outlets.len()
         {
@@ -261,10 +263,48 @@ impl Checkpoint {
         for (m, start) in sim.meshes.iter_mut().zip(self.mesh_starts) {
             m.facets = start as usize..start as usize + m.facets.len();
         }
-        // Clumps keep their scene members (they are never renumbered).
-        for (c, saved) in sim.clumps.iter_mut().zip(self.clumps) {
+        // A fixed population keeps the scene's clumps (their shapes come from the scene);
+        // a changing one saved them whole.
+        let scene_clumps = std::mem::take(&mut sim.clumps);
+        let mut next = 0;
+        for (k, saved) in self.clumps.into_iter().enumerate() {
+            let mut c = match (saved.whole, fixed) {
+                (None, true) => scene_clumps[k].clone(),
+                (Some(w), false) => ClumpBody {
+                    template_name: w.template_name,
+                    template: Arc::new(w.template),
+                    members: 0..0,
+                    pos: saved.pos,
+                    vel: saved.vel,
+                    ori: saved.ori,
+                    angvel: saved.angvel,
+                    mass: w.mass,
+                    inertia: w.inertia,
+                },
+                _ => {
+                    return Err(failure(
+                        path,
+                        "the scene and the checkpoint disagree on inlets or outlets of clumps",
+                    ))
+                }
+            };
+            let first = saved.first as usize;
+            c.members = first..first + c.template.members.len();
+            // Members in storage, in clump order, each clump's its own, flagged members.
+            if first < next
+                || c.members.end > n
+                || !c.members.clone().all(|i| sim.particles.blocked[i].member())
+            {
+                return Err(failure(
+                    path,
+                    format!("holds clump {k} of unknown particles"),
+                ));
+            }
+            next = c.members.end;
             (c.pos, c.vel, c.ori, c.angvel) = (saved.pos, saved.vel, saved.ori, saved.angvel);
+            sim.clumps.push(c);
         }
+        sim.reindex_clumps();
         for (inlet, state) in sim.flow.inlets.iter_mut().zip(self.inlets) {
             inlet.state = state;
         }

@@ -85,21 +85,26 @@ impl ClumpBody {
 
 /// Advances every clump by one step (after [`Integrator::step_in`] has advanced the
 /// other particles and set the ledger's kinetic and potential terms, to which the
-/// clumps' are added) and moves the members. Returns false when a clump's new state is
-/// not finite.
+/// clumps' are added) and moves the members. With `terms` (as long as `clumps`), also
+/// gives each clump's own terms of the step, `[kinetic, rotational, potential]` (J), which
+/// an inlet or an outlet books as the energy the clump brings or carries out. Returns
+/// false when a clump's new state is not finite.
 #[must_use]
 pub fn step(
     clumps: &mut [ClumpBody],
     p: &mut Particles,
     integ: &Integrator,
     ledger: &mut Ledger,
+    mut terms: Option<&mut [[f64; 3]]>,
 ) -> bool {
     let (dt, g, lambda) = (integ.dt, integ.gravity, integ.damping);
     let mut probe = 0.0;
-    for c in clumps.iter_mut() {
+    for (n, c) in clumps.iter_mut().enumerate() {
         let [contact, torque] = c.contact_load(p, &g);
         let force = g * c.mass + contact;
         let m = c.mass;
+        let potential = -m * g.dot(&c.pos);
+        let (mut kinetic, mut rotational) = (0.0, 0.0);
         ledger.potential -= m * g.dot(&c.pos);
         for k in 0..3 {
             let (v0, f) = (c.vel[k], force[k]);
@@ -107,6 +112,7 @@ pub fn step(
             let v1 = v0 + fd * (dt / m);
             ledger.nonviscous -= (fd - f) * 0.5 * (v0 + v1) * dt;
             ledger.kinetic += 0.5 * m * v0 * v1;
+            kinetic += 0.5 * m * v0 * v1;
             c.vel[k] = v1;
         }
         c.pos += c.vel * dt;
@@ -120,6 +126,7 @@ pub fn step(
             };
             let r = rotation::step(body, lambda, dt);
             ledger.rotational += r.kinetic;
+            rotational = r.kinetic;
             ledger.nonviscous += r.nonviscous;
             ledger.boundary_work += r.boundary_work;
         } else {
@@ -129,11 +136,15 @@ pub fn step(
                 let w1 = w0 + td * (dt / j);
                 ledger.nonviscous -= (td - t) * 0.5 * (w0 + w1) * dt;
                 ledger.rotational += 0.5 * j * w0 * w1;
+                rotational += 0.5 * j * w0 * w1;
                 c.angvel[k] = w1;
             }
             if c.angvel != Vector3::zeros() {
                 c.ori = exp_map(&(c.angvel * dt)) * c.ori;
             }
+        }
+        if let Some(t) = terms.as_deref_mut() {
+            t[n] = [kinetic, rotational, potential];
         }
         probe += (c.pos + c.vel + c.angvel).sum();
         c.place_members(p);

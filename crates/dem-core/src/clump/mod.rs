@@ -23,7 +23,7 @@ use nalgebra::{Isometry3, Translation3, Vector3};
 const TOUCH: f64 = 1e-9;
 
 /// A clump shape in its principal frame.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClumpTemplate {
     /// Members in the body frame (centroid at the origin, principal axes), m.
     pub members: Vec<Member>,
@@ -91,6 +91,31 @@ impl ClumpTemplate {
             frame,
             bounding_radius,
         })
+    }
+}
+
+impl ClumpTemplate {
+    /// The same shape `s` times larger (a positive, finite factor) about its centroid:
+    /// members' centres and radii times `s`, volume times `s^3`, moments times `s^5`.
+    /// Scaling needs no new quadrature, so a shape scaled twice by the same factor has
+    /// the same bits (an inlet's clumps are remade on resume).
+    pub fn scaled(&self, s: f64) -> ClumpTemplate {
+        let mut frame = self.frame;
+        frame.translation.vector *= s;
+        ClumpTemplate {
+            members: self
+                .members
+                .iter()
+                .map(|m| Member {
+                    center: m.center * s,
+                    radius: m.radius * s,
+                })
+                .collect(),
+            volume: self.volume * s.powi(3),
+            moments: self.moments * s.powi(5),
+            frame,
+            bounding_radius: self.bounding_radius * s,
+        }
     }
 }
 

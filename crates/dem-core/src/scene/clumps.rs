@@ -20,7 +20,7 @@ fn v(a: [f64; 3]) -> Vector3<f64> {
 
 /// The template `name` of the scene, built (members read, mass properties computed);
 /// `field` names the body field that refers to it.
-fn template(scene: &Scene, name: &str, field: &str) -> Result<ClumpTemplate, DemError> {
+pub(crate) fn template(scene: &Scene, name: &str, field: &str) -> Result<ClumpTemplate, DemError> {
     let Some(spec) = scene.clump_templates.get(name) else {
         let known: Vec<&str> = scene.clump_templates.keys().map(String::as_str).collect();
         return Err(scene.error(format!(
@@ -57,7 +57,7 @@ fn template(scene: &Scene, name: &str, field: &str) -> Result<ClumpTemplate, Dem
 
 /// Adds one clump of `template` with its body frame at `pos`, `ori`, of density `rho`.
 #[allow(clippy::too_many_arguments)]
-fn push(
+pub(crate) fn push(
     p: &mut Particles,
     out: &mut Vec<ClumpBody>,
     name: &str,

@@ -2,7 +2,7 @@
 //! column (parse errors) or the field path (consistency errors). See `docs/scenes.md`.
 
 pub mod budget;
-mod clumps;
+pub(crate) mod clumps;
 pub mod csv;
 mod generators;
 pub mod geometric_epsilon;
