@@ -150,16 +150,16 @@ fn inserted_clumps_are_scaled_turned_and_overlap_nothing() {
 
 #[test]
 fn the_delivered_clumps_follow_the_rate_exactly() {
-    let inlet = |rate: &str| {
+    let inlet = |rate: &str, radius: &str| {
         format!(
             r#"Inlet(name: "feed", region: Box(min: (0, 0, 0.5), max: (0.03, 0.03, 1.5)),
-            shape: Clump("tri"), radius: Uniform(0.0015, 0.0025), material: "glass",
+            shape: Clump("tri"), radius: {radius}, material: "glass",
             rate: {rate}, start: 2e-3, end: 6e-3, seed: 3, every: 7)"#
         )
     };
     let (start, end) = (2e-3, 6e-3);
-    let run = |rate: &str| -> (Simulation, Vec<(f64, u64, f64)>) {
-        let text = chute("", &inlet(rate), "", "Fixed(1e-5)", 800);
+    let run = |rate: &str, radius: &str| -> (Simulation, Vec<(f64, u64, f64)>) {
+        let text = chute("", &inlet(rate, radius), "", "Fixed(1e-5)", 800);
         let mut sim = sim_from_text(&text, "rate.ron").unwrap();
         let mut out = Vec::new();
         while sim.step < sim.end_step {
@@ -170,7 +170,7 @@ fn the_delivered_clumps_follow_the_rate_exactly() {
         }
         (sim, out)
     };
-    let (sim, counts) = run("Number(23456.7)");
+    let (sim, counts) = run("Number(23456.7)", "Uniform(0.0015, 0.0025)");
     for (step, &(t, count, _)) in counts.iter().enumerate() {
         if t >= start && t < end && step % 7 == 0 {
             assert_eq!(count, (23456.7 * (t - start)).floor() as u64, "step {step}");
@@ -181,7 +181,7 @@ fn the_delivered_clumps_follow_the_rate_exactly() {
     assert_eq!(sim.clumps.len() as u64, all);
     // By mass: within one clump's mass of the target, never above it; the inlet's count
     // of mass is the clumps' mass.
-    let (sim, counts) = run("Mass(2.0)");
+    let (sim, counts) = run("Mass(2.0)", "Uniform(0.0015, 0.0025)");
     let largest = RHO * 4.0 / 3.0 * PI * 0.0025f64.powi(3);
     for (step, &(t, _, mass)) in counts.iter().enumerate() {
         if t >= start && step % 7 == 0 {
@@ -199,6 +199,23 @@ fn the_delivered_clumps_follow_the_rate_exactly() {
         "{held} held, {counted} counted"
     );
     assert!(sim.clumps.len() > 50, "{} clumps", sim.clumps.len());
+    // Of one size: each clump has the mass of the sphere of the drawn radius, and the
+    // delivered mass is the whole number of them that fits under the target.
+    let (sim, counts) = run("Mass(2.0)", "Const(0.002)");
+    let m0 = RHO * 4.0 / 3.0 * PI * 0.002f64.powi(3);
+    for c in &sim.clumps {
+        assert!((c.mass / m0 - 1.0).abs() < 1e-12, "{} of {m0}", c.mass);
+    }
+    for (step, &(t, count, _)) in counts.iter().enumerate() {
+        if t >= start && step % 7 == 0 {
+            let target = 2.0 * (t.min(end) - start);
+            assert_eq!(
+                count,
+                (target / m0 * (1.0 + 1e-12)).floor() as u64,
+                "step {step}"
+            );
+        }
+    }
 }
 
 /// Sum of the magnitudes of the ledger's entries, J.

@@ -24,7 +24,7 @@ pub fn available_memory() -> Option<u64> {
 /// The most the inlets of `scene` can insert when nothing removes particles (no outlet):
 /// an inlet's `total`, or its rate by number over its time window when the scene's
 /// duration is a time (a rate by mass, without a `total`, is not counted: the count
-/// depends on the sizes drawn); 0 with an outlet.
+/// depends on the sizes drawn); an inserted clump counts its members; 0 with an outlet.
 pub fn inserted_count(scene: &Scene) -> u64 {
     let end = match scene.duration {
         super::Duration::Time(t) => Some(t),
@@ -39,11 +39,15 @@ pub fn inserted_count(scene: &Scene) -> u64 {
             }
             _ => None,
         };
-        match (inlet.total, by_rate) {
+        let bodies = match (inlet.total, by_rate) {
             (Some(t), Some(r)) => t.min(r),
             (Some(t), None) => t,
             (None, Some(r)) => r,
             (None, None) => 0,
+        };
+        match &inlet.shape {
+            crate::template::Template::Clump(name) => bodies.saturating_mul(members(scene, name)),
+            _ => bodies,
         }
     };
     match scene.outlets.is_empty() {
@@ -56,8 +60,18 @@ pub fn inserted_count(scene: &Scene) -> u64 {
     }
 }
 
+/// Member spheres of the scene's clump template `name` (1 for a template read from a file,
+/// or unknown: its size is known only once read).
+fn members(scene: &Scene, name: &str) -> u64 {
+    scene
+        .clump_templates
+        .get(name)
+        .and_then(|t| t.members.as_ref())
+        .map_or(1, |m| m.len().max(1) as u64)
+}
+
 /// Particles the generators of `scene` will make (meshes and CSV files not counted: their
-/// size is known only once read), plus [`inserted_count`].
+/// size is known only once read; a clump counts its members), plus [`inserted_count`].
 pub fn particle_count(scene: &Scene) -> u64 {
     scene
         .bodies
@@ -68,6 +82,10 @@ pub fn particle_count(scene: &Scene) -> u64 {
                 .fold(1u64, |n, &c| n.saturating_mul(u64::from(c))),
             BodySpec::RandomFill { count, .. } | BodySpec::Rocks { count, .. } => u64::from(*count),
             BodySpec::Box { .. } => 6,
+            BodySpec::ClumpFill {
+                count, template, ..
+            } => u64::from(*count).saturating_mul(members(scene, template)),
+            BodySpec::Clump { template, .. } => members(scene, template),
             _ => 1,
         })
         .fold(inserted_count(scene), u64::saturating_add)
@@ -169,5 +187,25 @@ mod tests {
             "Time(10)",
         );
         assert_eq!(particle_count(&drained), 0);
+    }
+
+    #[test]
+    fn clumps_count_with_their_members() {
+        let text = r#"Scene(materials: { "m": (density: 1, young: 1) }, laws: [],
+            clump_templates: { "tri": (members: [((0, 0, 0), 1), ((1, 0, 0), 1), ((0, 1, 0), 1)]),
+                               "rice": (file: "rice.csv") },
+            bodies: [ClumpFill(template: "tri", min: (0, 0, 0), max: (1, 1, 1), count: 1000000000,
+                               material: "m", seed: 1),
+                     Clump(template: "tri", position: (0, 0, 0), material: "m"),
+                     Clump(template: "rice", position: (0, 0, 0), material: "m")],
+            inlets: [Inlet(name: "in", region: Box(min: (0, 0, 0), max: (1, 1, 1)),
+                           shape: Clump("tri"), radius: Const(0.01), material: "m", seed: 1,
+                           rate: Number(1e9), total: 7)],
+            timestep: Fixed(1e-6), duration: Time(10))"#;
+        let scene = Scene::parse(text, Path::new("clumps.ron")).unwrap();
+        assert_eq!(inserted_count(&scene), 21);
+        assert_eq!(particle_count(&scene), 3_000_000_000 + 3 + 1 + 21);
+        let e = check(&scene, Some(8 << 30)).unwrap_err().to_string();
+        assert!(e.contains("the scene makes 3000000025 particles"), "{e}");
     }
 }
