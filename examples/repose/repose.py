@@ -23,8 +23,8 @@ plate's edge left out); its error is from the spread of the same fit over 8 sect
 (0.85 - 0.3) R_PLATE) from the same rings' mean heights, is printed as a check.
 
 Usage:
-    python3 repose.py write                    # (re)writes spheres.ron and clumps.ron here
-    python3 repose.py run --dem ../../target/release/dem --out out/repose
+    python3 repose.py write --out out/repose   # writes spheres.ron and clumps.ron there
+    python3 repose.py run --dem ./target/release/dem --out out/repose   # writes, runs, measures
     python3 repose.py measure out/repose/spheres/particles.csv
 """
 import argparse
@@ -66,8 +66,8 @@ def scene(shape):
 // that script and docs/scenes.md, clumps). The plate: {len(plate_spheres())} fixed spheres of
 // radius 2 mm on a 4 mm square grid within 40 mm of the axis; what rolls off it falls into
 // the outlet. 1500 particles of volume-equivalent radius 1.8 to 2.2 mm, 600/s (2.5 s), then
-// 1 s to come to rest. Run: dem run examples/repose/{'spheres' if shape == 'Sphere' else 'clumps'}.ron --threads 1;
-// measure: python3 examples/repose/repose.py measure out/<stem>/particles.csv
+// 1 s to come to rest. Run: dem run {'spheres' if shape == 'Sphere' else 'clumps'}.ron --threads 1 --out DIR;
+// measure: python3 examples/repose/repose.py measure DIR/particles.csv
 Scene(
     materials: {{
         "grain": (density: 2500, young: 1e6, poisson: 0.3, friction: 0.5),
@@ -101,9 +101,12 @@ Scene(
 """
 
 
-def write():
+def write(out):
+    """Writes spheres.ron and clumps.ron into `out` (they differ only in the inlet's
+    shape, so they are written, not kept twice in the repository)."""
+    os.makedirs(out, exist_ok=True)
     for name, shape in [("spheres", "Sphere"), ("clumps", 'Clump("tri")')]:
-        path = os.path.join(HERE, f"{name}.ron")
+        path = os.path.join(out, f"{name}.ron")
         with open(path, "w") as f:
             f.write(scene(shape))
         print("wrote", path)
@@ -177,9 +180,10 @@ def measure(path):
 
 
 def run(dem, out):
+    write(out)
     for name in ("spheres", "clumps"):
         d = os.path.join(out, name)
-        cmd = ["nice", "-n", "10", dem, "run", os.path.join(HERE, f"{name}.ron"), "--threads", "1",
+        cmd = ["nice", "-n", "10", dem, "run", os.path.join(out, f"{name}.ron"), "--threads", "1",
                "--out", d]
         print(" ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)
@@ -190,7 +194,8 @@ def run(dem, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("write")
+    w = sub.add_parser("write")
+    w.add_argument("--out", default="out/repose")
     r = sub.add_parser("run")
     r.add_argument("--dem", default=os.path.join(HERE, "..", "..", "target", "release", "dem"))
     r.add_argument("--out", default="out/repose")
@@ -198,7 +203,7 @@ def main():
     m.add_argument("csv", nargs="+")
     a = ap.parse_args()
     if a.cmd == "write":
-        write()
+        write(a.out)
     elif a.cmd == "run":
         run(a.dem, a.out)
     else:
