@@ -134,8 +134,6 @@ pub(crate) struct Cutter {
     fresh: Vec<u32>,
     /// Per vertex: the end of its cap edge (`NONE` outside a cut).
     cap_next: Vec<u32>,
-    /// The live list being rebuilt.
-    live: Vec<u32>,
 }
 
 /// The planes of B common to the ends of an edge (the edge lies on them; at most two),
@@ -180,7 +178,6 @@ impl Cutter {
             cap,
             fresh,
             cap_next,
-            live,
         } = self;
         let face = &b.faces()[k];
         let (n, d) = (face.normal, face.offset);
@@ -347,15 +344,8 @@ impl Cutter {
             plane: poly.na + k as u32,
         });
         // The live vertices: those kept, then the new ones.
-        live.clear();
-        live.extend(
-            poly.live
-                .iter()
-                .copied()
-                .filter(|&v| side[v as usize] != OUT),
-        );
-        live.extend(old as u32..poly.verts.len() as u32);
-        std::mem::swap(live, &mut poly.live);
+        poly.live.retain(|&v| side[v as usize] != OUT);
+        poly.live.extend(old as u32..poly.verts.len() as u32);
         Step::Cut
     }
 }
