@@ -3,7 +3,7 @@
 //! Vertices are never renumbered while clipping: a cut marks the vertices outside the
 //! plane dead (they drop out of the list of live vertices), appends one new vertex per
 //! crossed edge, rewrites only the faces it crosses (their new cycles appended to the
-//! index buffer, the old ones left unused), marks the faces wholly outside dead and
+//! index buffer, the old ones left unused), drops the faces wholly outside and
 //! appends the cap. So a cut costs the sign test of the live vertices and a scan of the face
 //! cycles, plus work in proportion to what it changes, not a copy of the polytope.
 //! Live vertices keep their relative order and new ones come last, as do the faces:
@@ -14,7 +14,7 @@ use crate::polyhedron::Polyhedron;
 use nalgebra::Vector3;
 
 /// A face of the work polytope: its cycle `idx[start..start + len]` (`len` 0 once
-/// the face is cut away) and its plane: face `plane` of A, or face `plane - na` of B
+/// the face is cut away, until the cut ends and drops it) and its plane: face `plane` of A, or face `plane - na` of B
 /// for `plane >= na` (`na` the face count of A). Each plane bounds at most one face.
 #[derive(Clone, Copy)]
 pub(crate) struct FaceRec {
@@ -38,8 +38,8 @@ pub(crate) struct Vert {
 }
 
 /// The work polytope: every vertex ever made (`live` lists those still in use, in
-/// increasing order), the face cycles and every face ever made (those cut away with
-/// `len` 0), and the face count of A (see [`FaceRec`]).
+/// increasing order), the face cycles (old ones left unused in `idx`), the faces, and
+/// the face count of A (see [`FaceRec`]).
 #[derive(Default)]
 pub(crate) struct Poly {
     pub verts: Vec<Vert>,
@@ -216,18 +216,20 @@ impl Cutter {
         // New vertices are on the plane (marked so; no old cycle holds them).
         cuts.clear();
         cap.clear();
+        let mut dropped = false;
         for fi in 0..poly.faces.len() {
             let (start, len) = (poly.faces[fi].start as usize, poly.faces[fi].len as usize);
             let cyc = &poly.idx[start..start + len];
             let all = cyc.iter().fold(0, |m, &v| m | side[v as usize]);
             let cyc = if all & OUT == 0 {
                 if all & ON == 0 || cyc.iter().filter(|&&v| side[v as usize] == ON).count() < 2 {
-                    continue; // not crossed, no edge on the plane (or cut away: len 0)
+                    continue; // not crossed, no edge on the plane: unchanged
                 }
                 cyc
             } else if all & IN == 0 {
                 // Outside, or touching the plane at an edge or a vertex.
                 poly.faces[fi].len = 0;
+                dropped = true;
                 continue;
             } else {
                 fresh.clear();
@@ -343,7 +345,11 @@ impl Cutter {
             len: cap.len() as u32,
             plane: poly.na + k as u32,
         });
-        // The live vertices: those kept, then the new ones.
+        // The faces cut away leave the list (so later cuts do not scan them), and the
+        // live vertices are those kept, then the new ones.
+        if dropped {
+            poly.faces.retain(|f| f.len > 0);
+        }
         poly.live.retain(|&v| side[v as usize] != OUT);
         poly.live.extend(old as u32..poly.verts.len() as u32);
         Step::Cut
