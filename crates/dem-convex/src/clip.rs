@@ -23,10 +23,14 @@
 //! In that case the polytope is exactly A ∩ B with vertices from other round-off than
 //! the polar dual's: the same faces with the same sources, vertices equal to the last
 //! bits (the Qhull and brute-force oracles, the property tests). Work buffers are kept
-//! per thread, so a call allocates only its result.
+//! per thread, so a call allocates only its result, and the contact computation
+//! (`clip_then`) reads the polytope in place and allocates nothing. The cut by one
+//! plane is in `plane_cut`.
 
+use crate::contact::Surface;
 use crate::interior::ChebyshevCentre;
 use crate::intersection::{FaceSource, Intersection};
+use crate::plane_cut::{Cutter, Poly, Step};
 use crate::polyhedron::{Face, Polyhedron};
 use nalgebra::{Point3, Vector3};
 use std::cell::RefCell;
@@ -34,6 +38,15 @@ use std::cell::RefCell;
 /// Relative width of the band about a plane in which a vertex makes a cut ambiguous
 /// (times the larger bounding-box diagonal of the two bodies).
 pub const CLIP_TOLERANCE: f64 = 1e-9;
+
+/// What a run of the clipping found; on `Overlap` the work polytope holds A ∩ B and
+/// `faces` its faces in result order.
+enum Outcome {
+    /// A ∩ B with its vertex centroid and the inscribed radius about it.
+    Overlap(Vector3<f64>, f64),
+    Empty,
+    Undecided,
+}
 
 /// What the clipping found.
 pub(crate) enum Clipped {
@@ -46,88 +59,20 @@ pub(crate) enum Clipped {
     Undecided,
 }
 
-#[derive(Clone, Copy)]
-struct FaceRec {
-    start: u32,
-    len: u32,
-    normal: Vector3<f64>,
-    offset: f64,
-    src: FaceSource,
-}
-
-/// No vertex or plane of B.
-const NONE: u32 = u32::MAX;
-
-/// A vertex of the work polytope, with the planes of B it lies on as known from how it
-/// was made (not from its coordinates): `bv` a vertex of B (on every face of B around
-/// it), else up to three planes of B in `bp` (three only for a point that is not a
-/// vertex of B: outside B, to be cut off by a later plane).
-#[derive(Clone, Copy)]
-struct Vert {
-    p: Vector3<f64>,
-    bv: u32,
-    bp: [u32; 3],
-}
-
-#[derive(Default)]
-struct Poly {
-    verts: Vec<Vert>,
-    idx: Vec<u32>,
-    faces: Vec<FaceRec>,
-}
-
-impl Poly {
-    fn clear(&mut self) {
-        self.verts.clear();
-        self.idx.clear();
-        self.faces.clear();
-    }
-
-    fn aabb(&self) -> (Vector3<f64>, Vector3<f64>) {
-        let mut lo = self.verts[0].p;
-        let mut hi = lo;
-        for v in &self.verts {
-            lo = lo.inf(&v.p);
-            hi = hi.sup(&v.p);
-        }
-        (lo, hi)
-    }
-}
-
-/// Side of a vertex: strictly inside, on the plane (a vertex of B on the face), outside.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
-    In,
-    On,
-    Out,
-}
-
 #[derive(Default)]
 struct Work {
     cur: Poly,
-    next: Poly,
-    side: Vec<Side>,
-    s: Vec<f64>,
+    cutter: Cutter,
+    /// Dense index of each live vertex, for the result.
     map: Vec<u32>,
-    /// Per vertex of `next`: on the cutting plane (a vertex of B on it, or a cut point).
-    on_plane: Vec<bool>,
-    /// Crossed edges (lower, higher old vertex index) and their new vertex.
-    cuts: Vec<(u32, u32, u32)>,
-    /// Cap edges (from, to) in new vertex indices.
-    cap: Vec<(u32, u32)>,
+    /// The live faces, for the result.
+    faces: Vec<u32>,
     /// B's planes in the order they are applied, with their sort keys.
     order: Vec<(f64, u32)>,
 }
 
 thread_local! {
     static WORK: RefCell<Work> = RefCell::new(Work::default());
-}
-
-enum Step {
-    Kept,
-    Cut,
-    Empty,
-    Ambiguous,
 }
 
 /// The box test: a plane whose support over the box `(c, h)` (centre, half extents) is
@@ -151,239 +96,15 @@ fn box_side(
     }
 }
 
-/// The planes of B common to the ends of an edge (the edge lies on them; at most two),
-/// `None` if there are more, or if both ends are vertices of B (not expected: the
-/// segment would lie on an edge of B, inside every other plane).
-fn common_planes(b: &Polyhedron, p: &Vert, q: &Vert) -> Option<[u32; 2]> {
-    let on_face = |m: u32, j: u32| b.faces()[j as usize].vertices.contains(&(m as usize));
-    let (v, bp, other) = match (p.bv != NONE, q.bv != NONE) {
-        (true, true) => return None,
-        (true, false) => (p.bv, q.bp, q.bp),
-        (false, true) => (q.bv, p.bp, p.bp),
-        (false, false) => (NONE, p.bp, q.bp),
-    };
-    let mut out = [NONE; 2];
-    let mut n = 0;
-    for j in bp {
-        let shared = j != NONE
-            && if v != NONE {
-                on_face(v, j)
-            } else {
-                other.contains(&j)
-            };
-        if shared {
-            if n == 2 {
-                return None;
-            }
-            out[n] = j;
-            n += 1;
-        }
-    }
-    Some(out)
-}
-
 impl Work {
-    /// Cut `cur` by the plane of B's face `k` into `next` (swapped into `cur` on `Cut`).
-    fn cut(&mut self, b: &Polyhedron, k: usize, tol: f64) -> Step {
-        let Work {
-            cur,
-            next,
-            side,
-            s,
-            map,
-            on_plane,
-            cuts,
-            cap,
-            order: _,
-        } = self;
-        let face = &b.faces()[k];
-        let (n, d) = (face.normal, face.offset);
-        side.clear();
-        s.clear();
-        let (mut ins, mut outs) = (0usize, 0usize);
-        for v in &cur.verts {
-            let sv = n.dot(&v.p) - d;
-            let c = if v.bv != NONE && face.vertices.contains(&(v.bv as usize)) {
-                Side::On
-            } else if sv > tol {
-                outs += 1;
-                Side::Out
-            } else if sv < -tol {
-                ins += 1;
-                Side::In
-            } else {
-                return Step::Ambiguous; // near the plane, or NaN
-            };
-            side.push(c);
-            s.push(sv);
-        }
-        if outs == 0 {
-            return Step::Kept;
-        }
-        if ins == 0 {
-            // Nothing strictly inside: empty, or at most a face of zero volume.
-            return if outs == cur.verts.len() {
-                Step::Empty
-            } else {
-                Step::Ambiguous
-            };
-        }
-        next.clear();
-        map.clear();
-        on_plane.clear();
-        for (v, &c) in cur.verts.iter().zip(side.iter()) {
-            if c == Side::Out {
-                map.push(NONE);
-            } else {
-                map.push(next.verts.len() as u32);
-                next.verts.push(*v);
-                on_plane.push(c == Side::On);
-            }
-        }
-        cuts.clear();
-        cap.clear();
-        for f in &cur.faces {
-            let cyc = &cur.idx[f.start as usize..(f.start + f.len) as usize];
-            let start = next.idx.len();
-            let (mut fin, mut fon) = (0, 0);
-            for &v in cyc {
-                match side[v as usize] {
-                    Side::In => fin += 1,
-                    Side::On => fon += 1,
-                    Side::Out => {}
-                }
-            }
-            if fin + fon == cyc.len() {
-                next.idx.extend(cyc.iter().map(|&v| map[v as usize]));
-                if fon < 2 {
-                    // No edge on the plane.
-                    next.faces.push(FaceRec {
-                        start: start as u32,
-                        len: cyc.len() as u32,
-                        ..*f
-                    });
-                    continue;
-                }
-            } else if fin == 0 {
-                continue; // outside, or touching the plane at an edge or a vertex
-            } else {
-                for i in 0..cyc.len() {
-                    let (v, w) = (cyc[i], cyc[(i + 1) % cyc.len()]);
-                    let (sv, sw) = (side[v as usize], side[w as usize]);
-                    if sv != Side::Out {
-                        next.idx.push(map[v as usize]);
-                    }
-                    if (sv == Side::In && sw == Side::Out) || (sv == Side::Out && sw == Side::In) {
-                        let (lo, hi) = (v.min(w), v.max(w));
-                        let c = match cuts.iter().find(|e| e.0 == lo && e.1 == hi) {
-                            Some(e) => e.2,
-                            None => {
-                                let (pl, ph) = (&cur.verts[lo as usize], &cur.verts[hi as usize]);
-                                let Some(planes) = common_planes(b, pl, ph) else {
-                                    return Step::Ambiguous;
-                                };
-                                let (sl, sh) = (s[lo as usize], s[hi as usize]);
-                                let t = sl / (sl - sh);
-                                let kk = k as u32;
-                                let mut vert = Vert {
-                                    p: pl.p + (ph.p - pl.p) * t,
-                                    bv: NONE,
-                                    bp: match planes {
-                                        [NONE, _] => [kk, NONE, NONE],
-                                        [i, NONE] => [i, kk, NONE],
-                                        [i, j] => [i, j, kk],
-                                    },
-                                };
-                                if planes[1] != NONE {
-                                    // On three planes of B: the vertex of B they share, if
-                                    // any (else a point outside B, cut off later).
-                                    let (fi, fj) = (
-                                        &b.faces()[planes[0] as usize].vertices,
-                                        &b.faces()[planes[1] as usize].vertices,
-                                    );
-                                    if let Some(&m) = face
-                                        .vertices
-                                        .iter()
-                                        .find(|m| fi.contains(m) && fj.contains(m))
-                                    {
-                                        vert.bv = m as u32;
-                                        vert.bp = [NONE; 3];
-                                    }
-                                }
-                                let c = next.verts.len() as u32;
-                                next.verts.push(vert);
-                                on_plane.push(true);
-                                cuts.push((lo, hi, c));
-                                c
-                            }
-                        };
-                        next.idx.push(c);
-                    }
-                }
-            }
-            // Edges of the kept polygon on the plane border the cap, which runs back.
-            let poly = &next.idx[start..];
-            if poly.len() < 3 || poly.iter().all(|&v| on_plane[v as usize]) {
-                return Step::Ambiguous;
-            }
-            let mut x = poly[poly.len() - 1];
-            for &y in poly {
-                if on_plane[x as usize] && on_plane[y as usize] {
-                    cap.push((y, x));
-                }
-                x = y;
-            }
-            next.faces.push(FaceRec {
-                start: start as u32,
-                len: (next.idx.len() - start) as u32,
-                ..*f
-            });
-        }
-        // The cap: one cycle through every cap edge.
-        if cap.len() < 3 {
-            return Step::Ambiguous;
-        }
-        let start = next.idx.len();
-        let first = cap[0].0;
-        let mut at = first;
-        loop {
-            let Some(&(_, to)) = cap.iter().find(|e| e.0 == at) else {
-                return Step::Ambiguous;
-            };
-            next.idx.push(at);
-            at = to;
-            if at == first {
-                break;
-            }
-            if next.idx.len() - start > cap.len() {
-                return Step::Ambiguous;
-            }
-        }
-        if next.idx.len() - start != cap.len() {
-            return Step::Ambiguous;
-        }
-        next.faces.push(FaceRec {
-            start: start as u32,
-            len: cap.len() as u32,
-            normal: n,
-            offset: d,
-            src: FaceSource {
-                a: None,
-                b: Some(k),
-            },
-        });
-        std::mem::swap(cur, next);
-        Step::Cut
-    }
-
     /// A ∩ B by clipping A with B's planes.
-    fn clip(&mut self, a: &Polyhedron, b: &Polyhedron, eps: f64) -> Clipped {
+    fn run(&mut self, a: &Polyhedron, b: &Polyhedron, eps: f64) -> Outcome {
         if a.vertices().is_empty()
             || b.vertices().is_empty()
             || a.faces().is_empty()
             || b.faces().is_empty()
         {
-            return Clipped::Undecided;
+            return Outcome::Undecided;
         }
         let (la, ha) = a.aabb();
         let (lb, hb) = b.aabb();
@@ -394,11 +115,11 @@ impl Work {
             .fold(0.0, f64::max);
         let tol = CLIP_TOLERANCE * size + 1e-12 * reach;
         if !tol.is_finite() {
-            return Clipped::Undecided;
+            return Outcome::Undecided;
         }
         // Boxes apart: so are the bodies (the exact path measures the distance).
         if (0..3).any(|i| la[i] > hb[i] + tol || lb[i] > ha[i] + tol) {
-            return Clipped::Empty;
+            return Outcome::Empty;
         }
         // B's plane facing A most first: it removes most of A, and the box of what is
         // left then rules out most other planes without looking at the vertices. Before
@@ -422,30 +143,9 @@ impl Work {
                 .all(|v| f.normal.dot(&v.coords) - f.offset > tol)
         };
         if apart(&b.faces()[first], a) || apart(&a.faces()[facing(a, &-towards)], b) {
-            return Clipped::Empty;
+            return Outcome::Empty;
         }
-        // A into the work polytope.
-        let cur = &mut self.cur;
-        cur.clear();
-        cur.verts.extend(a.vertices().iter().map(|p| Vert {
-            p: p.coords,
-            bv: NONE,
-            bp: [NONE; 3],
-        }));
-        for (i, f) in a.faces().iter().enumerate() {
-            let start = cur.idx.len() as u32;
-            cur.idx.extend(f.vertices.iter().map(|&v| v as u32));
-            cur.faces.push(FaceRec {
-                start,
-                len: f.vertices.len() as u32,
-                normal: f.normal,
-                offset: f.offset,
-                src: FaceSource {
-                    a: Some(i),
-                    b: None,
-                },
-            });
-        }
+        self.cur.load(a);
         let (c, h) = ((ha.coords + la.coords) * 0.5, (ha.coords - la.coords) * 0.5);
         // Then the planes that reach into A's box (the others keep all of A, and the
         // box only shrinks), those A's box centre lies farthest outside first: they cut
@@ -459,7 +159,7 @@ impl Work {
                 None => order.push((f.offset - f.normal.dot(&c), k as u32)),
                 Some(Step::Empty) => {
                     self.order = order;
-                    return Clipped::Empty;
+                    return Outcome::Empty;
                 }
                 Some(_) => {}
             }
@@ -474,7 +174,7 @@ impl Work {
             }
             order.swap(i, best);
         }
-        let result = self.apply(b, first, &order, tol, eps, (c, h));
+        let result = self.apply((a, b), first, &order, tol, eps, (c, h));
         self.order = order;
         result
     }
@@ -483,18 +183,18 @@ impl Work {
     /// polytope decides it, and finishes.
     fn apply(
         &mut self,
-        b: &Polyhedron,
+        (a, b): (&Polyhedron, &Polyhedron),
         first: usize,
         order: &[(f64, u32)],
         tol: f64,
         eps: f64,
         (mut c, mut h): (Vector3<f64>, Vector3<f64>),
-    ) -> Clipped {
+    ) -> Outcome {
         for k in std::iter::once(first).chain(order.iter().map(|&(_, k)| k as usize)) {
             let f = &b.faces()[k];
             let step = match box_side(&f.normal, f.offset, &c, &h, tol) {
                 Some(step) => step,
-                None => self.cut(b, k, tol),
+                None => self.cutter.cut(&mut self.cur, b, k, tol),
             };
             match step {
                 Step::Kept => {}
@@ -502,67 +202,168 @@ impl Work {
                     let (lo, hi) = self.cur.aabb();
                     (c, h) = ((hi + lo) * 0.5, (hi - lo) * 0.5);
                 }
-                Step::Empty => return Clipped::Empty,
-                Step::Ambiguous => return Clipped::Undecided,
+                Step::Empty => return Outcome::Empty,
+                Step::Ambiguous => return Outcome::Undecided,
             }
         }
-        self.finish(eps.max(tol))
+        self.finish(a, b, eps.max(tol))
     }
 
-    /// The clipped polytope as an [`Intersection`], if its inscribed ball about the
-    /// vertex centroid is wider than `min_radius`. Faces of A first, then those of B,
-    /// each in index order (the exact path's order).
-    fn finish(&mut self, min_radius: f64) -> Clipped {
-        let cur = &self.cur;
-        if cur.faces.len() < 4 {
-            return Clipped::Undecided;
+    /// Whether the clipped polytope is kept: its inscribed ball about the vertex
+    /// centroid is wider than `min_radius`. Then `faces` lists its faces in result
+    /// order: those of A first, then those of B, each in index order (the exact path's
+    /// order).
+    fn finish(&mut self, a: &Polyhedron, b: &Polyhedron, min_radius: f64) -> Outcome {
+        let Work { cur, faces, .. } = self;
+        faces.clear();
+        faces.extend((0..cur.faces.len() as u32).filter(|&i| cur.faces[i as usize].len > 0));
+        if faces.len() < 4 {
+            return Outcome::Undecided;
         }
-        let centroid = cur.verts.iter().map(|v| v.p).sum::<Vector3<f64>>() / cur.verts.len() as f64;
-        let radius = cur
-            .faces
+        faces.sort_unstable_by_key(|&i| cur.faces[i as usize].plane);
+        let centroid = cur
+            .live
             .iter()
-            .map(|f| f.offset - f.normal.dot(&centroid))
+            .map(|&v| cur.verts[v as usize].p)
+            .sum::<Vector3<f64>>()
+            / cur.live.len() as f64;
+        let radius = faces
+            .iter()
+            .map(|&i| {
+                let f = plane(a, b, cur, i).0;
+                f.offset - f.normal.dot(&centroid)
+            })
             .fold(f64::INFINITY, f64::min);
         if radius.is_nan() || radius <= min_radius {
-            return Clipped::Undecided;
+            return Outcome::Undecided;
         }
-        let mut order: Vec<usize> = (0..cur.faces.len()).collect();
-        order.sort_unstable_by_key(|&i| {
-            let s = cur.faces[i].src;
-            (s.a.is_none(), s.a.or(s.b))
-        });
-        let mut faces = Vec::with_capacity(order.len());
-        let mut sources = Vec::with_capacity(order.len());
-        for i in order {
-            let f = &cur.faces[i];
-            faces.push(Face {
+        Outcome::Overlap(centroid, radius)
+    }
+
+    /// The kept polytope as an [`Intersection`].
+    fn build(
+        &mut self,
+        a: &Polyhedron,
+        b: &Polyhedron,
+        centroid: Vector3<f64>,
+        radius: f64,
+    ) -> Intersection {
+        let Work {
+            cur, map, faces, ..
+        } = self;
+        cur.live_index(map);
+        let mut out = Vec::with_capacity(faces.len());
+        let mut sources = Vec::with_capacity(faces.len());
+        for &i in faces.iter() {
+            let f = &cur.faces[i as usize];
+            let (p, src) = plane(a, b, cur, i);
+            out.push(Face {
                 vertices: cur.idx[f.start as usize..(f.start + f.len) as usize]
                     .iter()
-                    .map(|&v| v as usize)
+                    .map(|&v| map[v as usize] as usize)
                     .collect(),
-                normal: f.normal,
-                offset: f.offset,
+                normal: p.normal,
+                offset: p.offset,
             });
-            sources.push(f.src);
+            sources.push(src);
         }
-        let vertices = cur.verts.iter().map(|v| Point3::from(v.p)).collect();
-        Clipped::Overlap(Intersection {
-            polyhedron: Polyhedron::from_parts(vertices, faces),
+        let vertices = cur
+            .live
+            .iter()
+            .map(|&v| Point3::from(cur.verts[v as usize].p))
+            .collect();
+        Intersection {
+            polyhedron: Polyhedron::from_parts(vertices, out),
             sources,
             centre: ChebyshevCentre {
                 point: centroid.into(),
                 radius,
                 active: Vec::new(),
             },
-        })
+        }
     }
+}
+
+/// The plane and source of face `i` of the work polytope.
+fn plane<'p>(a: &'p Polyhedron, b: &'p Polyhedron, cur: &Poly, i: u32) -> (&'p Face, FaceSource) {
+    let (p, na) = (cur.faces[i as usize].plane as usize, cur.na as usize);
+    if p < na {
+        (
+            &a.faces()[p],
+            FaceSource {
+                a: Some(p),
+                b: None,
+            },
+        )
+    } else {
+        (
+            &b.faces()[p - na],
+            FaceSource {
+                a: None,
+                b: Some(p - na),
+            },
+        )
+    }
+}
+
+/// The kept work polytope read in place by the contact computation.
+pub(crate) struct View<'w> {
+    work: &'w Work,
+    a: &'w Polyhedron,
+    b: &'w Polyhedron,
+}
+
+impl Surface for View<'_> {
+    fn vertex_count(&self) -> usize {
+        self.work.cur.live.len()
+    }
+    fn vertex(&self, i: usize) -> Vector3<f64> {
+        let cur = &self.work.cur;
+        cur.verts[cur.live[i] as usize].p
+    }
+    fn face_count(&self) -> usize {
+        self.work.faces.len()
+    }
+    fn face(&self, f: usize) -> (usize, Vector3<f64>, FaceSource) {
+        let (cur, i) = (&self.work.cur, self.work.faces[f]);
+        let (p, src) = plane(self.a, self.b, cur, i);
+        (cur.faces[i as usize].len as usize, p.normal, src)
+    }
+    fn face_point(&self, f: usize, k: usize) -> Vector3<f64> {
+        let cur = &self.work.cur;
+        let rec = &cur.faces[self.work.faces[f] as usize];
+        cur.verts[cur.idx[rec.start as usize + k] as usize].p
+    }
+}
+
+/// Runs `f` on the work area of this thread (a fresh one if it is in use).
+fn with_work<R>(f: impl FnOnce(&mut Work) -> R) -> R {
+    WORK.with(|w| match w.try_borrow_mut() {
+        Ok(mut w) => f(&mut w),
+        Err(_) => f(&mut Work::default()),
+    })
+}
+
+/// `then` on A ∩ B when clipping finds an overlap in general position (see the module
+/// doc), read in place; `None` otherwise (apart, or undecided: for the exact path).
+pub(crate) fn clip_then<R>(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    eps: f64,
+    then: impl FnOnce(&View<'_>) -> R,
+) -> Option<R> {
+    with_work(|w| match w.run(a, b, eps) {
+        Outcome::Overlap(..) => Some(then(&View { work: w, a, b })),
+        _ => None,
+    })
 }
 
 /// A ∩ B by clipping (see the module doc); `eps` (length) is the geometric epsilon.
 pub(crate) fn clip(a: &Polyhedron, b: &Polyhedron, eps: f64) -> Clipped {
-    WORK.with(|w| match w.try_borrow_mut() {
-        Ok(mut w) => w.clip(a, b, eps),
-        Err(_) => Work::default().clip(a, b, eps),
+    with_work(|w| match w.run(a, b, eps) {
+        Outcome::Overlap(centroid, radius) => Clipped::Overlap(w.build(a, b, centroid, radius)),
+        Outcome::Empty => Clipped::Empty,
+        Outcome::Undecided => Clipped::Undecided,
     })
 }
 

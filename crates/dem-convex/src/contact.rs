@@ -21,9 +21,10 @@
 //!   1 for unit cubes face to face; area 0 and the Chebyshev centre as point for
 //!   edge and vertex contacts).
 
+use crate::clip::clip_then;
 use crate::error::IntersectionError;
 use crate::gjk::gjk_distance_from;
-use crate::intersection::intersect;
+use crate::intersection::{intersect_exact, FaceSource, Intersection};
 use crate::polyhedron::{polygon_area_centroid_along, Polyhedron};
 use nalgebra::{Point3, Vector2, Vector3};
 
@@ -77,6 +78,41 @@ pub struct Contact {
     pub kind: ContactKind,
 }
 
+/// The intersection surface as the contact computation reads it: vertices, and faces
+/// with their vertices, plane normal and source (an [`Intersection`], or the clipped
+/// polytope read in place, without building one).
+pub(crate) trait Surface {
+    /// Number of vertices.
+    fn vertex_count(&self) -> usize;
+    /// Vertex `i` (length).
+    fn vertex(&self, i: usize) -> Vector3<f64>;
+    /// Number of faces.
+    fn face_count(&self) -> usize;
+    /// Vertex count, outward unit normal and source of face `f`.
+    fn face(&self, f: usize) -> (usize, Vector3<f64>, FaceSource);
+    /// Vertex `k` of face `f` (length).
+    fn face_point(&self, f: usize, k: usize) -> Vector3<f64>;
+}
+
+impl Surface for Intersection {
+    fn vertex_count(&self) -> usize {
+        self.polyhedron.vertices().len()
+    }
+    fn vertex(&self, i: usize) -> Vector3<f64> {
+        self.polyhedron.vertices()[i].coords
+    }
+    fn face_count(&self) -> usize {
+        self.polyhedron.faces().len()
+    }
+    fn face(&self, f: usize) -> (usize, Vector3<f64>, FaceSource) {
+        let face = &self.polyhedron.faces()[f];
+        (face.vertices.len(), face.normal, self.sources[f])
+    }
+    fn face_point(&self, f: usize, k: usize) -> Vector3<f64> {
+        self.polyhedron.vertices()[self.polyhedron.faces()[f].vertices[k]].coords
+    }
+}
+
 /// Contact between A and B (same frame). Separated bodies give
 /// [`IntersectionError::Separated`]; other errors are degenerate input or a hull
 /// failure, to be logged by the caller.
@@ -86,37 +122,51 @@ pub fn contact(
     opts: &ContactOptions,
 ) -> Result<Contact, IntersectionError> {
     let eps = opts.epsilon;
-    let inter = match intersect(a, b, eps) {
+    // Pairs in general position: from the clipped polytope in place (as `intersect`
+    // would find it, without building it); the others by the exact path.
+    if let Some(c) = clip_then(a, b, eps, |s| overlap_contact(a, b, eps, s)) {
+        return c;
+    }
+    let inter = match intersect_exact(a, b, eps) {
         Ok(i) => i,
         Err(IntersectionError::Touching { point, normal, .. }) => {
             return Ok(touching_contact(a, b, point, normal, eps));
         }
         Err(e) => return Err(e),
     };
-    let poly = &inter.polyhedron;
-    let verts = poly.vertices();
+    overlap_contact(a, b, eps, &inter)
+}
+
+/// Contact of overlapping A and B from their intersection surface.
+fn overlap_contact(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    eps: f64,
+    poly: &impl Surface,
+) -> Result<Contact, IntersectionError> {
+    let nv = poly.vertex_count();
     // One pass over the faces: the area and centroid of each, the volume (the faces'
     // pyramids with apex at the vertex mean `o`), and the sums for the contact point
     // (area-weighted centroids) and normal (weights a_f², taken relative to the squared
     // extent `r2` of the intersection: same direction and conditioning, no underflow for
     // tiny bodies).
-    let o = verts.iter().map(|p| p.coords).sum::<Vector3<f64>>() / verts.len().max(1) as f64;
-    let r2 = verts
-        .iter()
-        .map(|p| (p.coords - o).norm_squared())
+    let o = (0..nv).map(|i| poly.vertex(i)).sum::<Vector3<f64>>() / nv.max(1) as f64;
+    let r2 = (0..nv)
+        .map(|i| (poly.vertex(i) - o).norm_squared())
         .fold(0.0, f64::max);
     let (mut area, mut volume, mut weight) = (0.0, 0.0, 0.0);
     let (mut moment, mut n) = (Vector3::zeros(), Vector3::zeros());
-    for (f, src) in poly.faces().iter().zip(&inter.sources) {
-        let (af, cf) = polygon_area_centroid_along(verts, &f.vertices, &f.normal);
+    for f in 0..poly.face_count() {
+        let (len, normal, src) = poly.face(f);
+        let (af, cf) = polygon_area_centroid_along(len, |k| poly.face_point(f, k), &normal);
         area += af;
         moment += af * cf.coords;
-        volume += af * f.normal.dot(&(cf.coords - o));
+        volume += af * normal.dot(&(cf.coords - o));
         let w = (af / r2).powi(2);
         weight += w;
         match (src.a, src.b) {
-            (Some(_), None) => n += w * f.normal,
-            (None, Some(_)) => n -= w * f.normal,
+            (Some(_), None) => n += w * normal,
+            (None, Some(_)) => n -= w * normal,
             _ => {}
         }
     }
@@ -141,8 +191,8 @@ pub fn contact(
     };
     // Gap from the vertex projections, re-checked by GJK when it is below -eps.
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in poly.vertices() {
-        let s = normal.dot(&v.coords);
+    for i in 0..nv {
+        let s = normal.dot(&poly.vertex(i));
         lo = lo.min(s);
         hi = hi.max(s);
     }

@@ -50,6 +50,7 @@ pub mod hull;
 pub mod interior;
 pub mod intersection;
 pub mod mass;
+mod plane_cut;
 pub mod polyhedron;
 pub mod sparsify;
 

@@ -386,24 +386,23 @@ pub(crate) fn polygon_area(points: &[Point3<f64>], idx: &[usize]) -> f64 {
     polygon_area_centroid(points, idx).0
 }
 
-/// [`polygon_area_centroid`] of a convex polygon whose unit normal `normal` is known
-/// (counter-clockwise seen from its side): one pass, each fan triangle's area signed
-/// against the normal.
+/// [`polygon_area_centroid`] of a convex polygon of `n` vertices, vertex `k` at
+/// `point(k)`, whose unit normal `normal` is known (counter-clockwise seen from its
+/// side): one pass, each fan triangle's area signed against the normal.
 pub(crate) fn polygon_area_centroid_along(
-    points: &[Point3<f64>],
-    idx: &[usize],
+    n: usize,
+    point: impl Fn(usize) -> Vector3<f64>,
     normal: &Vector3<f64>,
 ) -> (f64, Point3<f64>) {
-    let n = idx.len();
     let mut m = Vector3::zeros();
-    for &i in idx {
-        m += points[i].coords;
+    for k in 0..n {
+        m += point(k);
     }
     m /= n as f64;
     let (mut total, mut moments) = (0.0, Vector3::zeros());
-    let mut a = points[idx[n - 1]].coords;
-    for &i in idx {
-        let b = points[i].coords;
+    let mut a = point(n - 1);
+    for k in 0..n {
+        let b = point(k);
         let t = 0.5 * (a - m).cross(&(b - m)).dot(normal);
         total += t;
         moments += t * (m + a + b);

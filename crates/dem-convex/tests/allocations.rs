@@ -1,11 +1,13 @@
 //! The per-pair queries a contact detection runs for every candidate pair allocate
-//! nothing on the heap: GJK keeps its simplex in fixed storage.
+//! nothing on the heap: GJK keeps its simplex in fixed storage, and the contact of an
+//! overlapping pair in general position is computed from the clipped polytope in the
+//! thread's reused work buffers, without building the intersection polyhedron.
 //!
 //! This test binary counts every heap allocation of the process (one test function,
 //! so that no other test allocates meanwhile).
 
 use dem_convex::generate::{cube, rock};
-use dem_convex::gjk_distance;
+use dem_convex::{contact, gjk_distance, ContactKind, ContactOptions};
 use nalgebra::{Isometry3, Vector3};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -56,4 +58,30 @@ fn per_pair_queries_do_not_allocate() {
     // The queries did run: both overlapping and separated pairs were met.
     assert!(distances.contains(&0.0));
     assert!(distances.iter().any(|&d| d > 0.1));
+
+    // Contacts of overlapping pairs in general position (cube into rock, turned and
+    // shifted): once the work buffers have grown (a first round), none allocates.
+    let opts = ContactOptions::for_size(1.0);
+    let pairs: Vec<_> = (0..16)
+        .map(|k| {
+            let t = Vector3::new(0.2 + 0.02 * k as f64, 0.15, -0.1);
+            c.transformed(&Isometry3::new(
+                t,
+                Vector3::new(0.35, 0.1 * k as f64 + 0.05, -0.25),
+            ))
+        })
+        .collect();
+    let mut areas = Vec::with_capacity(pairs.len());
+    for b in &pairs {
+        contact(&a, b, &opts).unwrap();
+    }
+    for (k, b) in pairs.iter().enumerate() {
+        let made = allocations(|| {
+            let found = contact(&a, b, &opts).unwrap();
+            assert_eq!(found.kind, ContactKind::Overlap);
+            areas.push(found.area);
+        });
+        assert_eq!(made, 0, "contact allocated {made} times (pair {k})");
+    }
+    assert!(areas.iter().all(|&s| s > 0.01), "{areas:?}");
 }
