@@ -18,6 +18,10 @@
 //!
 //! The geometry functors' ABI is unchanged: they see rows of [`dem_api::BodyColumns`].
 //!
+//! A particle wrapped by the lattice shift `w` in a deforming cell also has `Hdot w` taken
+//! off its velocity (Lees-Edwards): it then moves relative to its new neighbours as it did
+//! relative to their images, and the kinetic energy this changes is the boundary's work.
+//!
 //! Between rebuilds particles may leave the cell by less than the skin; the list goes
 //! stale when the two largest displacements of the extended rows (the image rows move
 //! with the cell too) sum to more than the skin. At a rebuild the contacts are re-keyed:
@@ -37,7 +41,7 @@ use crate::dispatch::Dispatch;
 use crate::error::DemError;
 use crate::particles::{Particles, Shape};
 use crate::team::Team;
-use nalgebra::Matrix3;
+use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 
 /// Id given to a contact body whose image is no longer kept (the contact then finds no
@@ -253,7 +257,8 @@ impl Periodic {
 
     /// The broad-phase rebuild of a periodic cell: flips the cell if due, wraps the
     /// particles `p` into it, makes the image rows, finds the candidate pairs and re-keys
-    /// the contacts (see the module documentation).
+    /// the contacts (see the module documentation). Returns the work the boundary does on
+    /// the particles it wraps in a deforming cell (their velocities change by `-Hdot w`), J.
     pub fn rebuild(
         &mut self,
         p: &mut Particles,
@@ -261,7 +266,7 @@ impl Periodic {
         verlet: &mut VerletList,
         (reach, skin): (f64, f64),
         dispatch: &Dispatch,
-    ) -> Result<(), DemError> {
+    ) -> Result<f64, DemError> {
         let mut flips: Vec<Box<dyn Fn(Shift) -> Shift>> = Vec::new();
         while let Some(due) = self.cell.flip_due() {
             flips.push(Box::new(self.cell.flip(due)));
@@ -275,9 +280,23 @@ impl Periodic {
                 None => [0; 3],
             })
             .collect();
-        for (x, &w) in p.pos.iter_mut().zip(&wrapped) {
-            if w != [0; 3] {
-                *x -= self.cell.offset(w);
+        // Lees-Edwards: a particle wrapped by `w` keeps its velocity relative to the
+        // cell's affine field, so that the relative velocity of each of its contacts (with
+        // an image whose shift changes by `-w`, moving `Hdot w` slower) goes on unchanged.
+        // The kinetic energy this adds is the boundary's work, returned: with it booked, the
+        // ledger is the one of the unwrapped particle (whose contact across the face
+        // books `-f . Hdot w dt` each step) as soon as that contact's force is gone.
+        let mut work = 0.0;
+        for (i, &w) in wrapped.iter().enumerate() {
+            if w == [0; 3] {
+                continue;
+            }
+            p.pos[i] -= self.cell.offset(w);
+            let dv = self.cell.offset_velocity(w);
+            if dv != Vector3::zeros() {
+                let v = p.vel[i] - dv;
+                work -= 0.5 * p.mass[i] * dv.dot(&(v + v + dv));
+                p.vel[i] = v;
             }
         }
         // Old keys of the contacts' rows, before the rows are made anew.
@@ -327,7 +346,8 @@ impl Periodic {
             }
             i < n && bounded(i) && i < images[(j - n) as usize].0
         });
-        contacts.rebuild(&verlet.pairs, &self.ext, dispatch)
+        contacts.rebuild(&verlet.pairs, &self.ext, dispatch)?;
+        Ok(work)
     }
 
     /// The image rows the particles `p` (wrapped into the cell) need: for each free

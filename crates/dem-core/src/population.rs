@@ -249,13 +249,15 @@ impl Simulation {
         // The candidate pairs at once, so that the state between two steps (which a
         // checkpoint saves) holds no pair of the old numbering.
         match &mut self.periodic {
-            Some(per) => per.rebuild(
-                &mut self.particles,
-                &mut self.contacts,
-                &mut self.verlet,
-                (self.reach, self.skin),
-                &self.dispatch,
-            )?,
+            Some(per) => {
+                self.ledger.boundary_work += per.rebuild(
+                    &mut self.particles,
+                    &mut self.contacts,
+                    &mut self.verlet,
+                    (self.reach, self.skin),
+                    &self.dispatch,
+                )?
+            }
             None => {
                 self.verlet.rebuild(&self.particles, self.reach, self.skin);
                 self.contacts

@@ -372,7 +372,7 @@ impl Simulation {
             per.sync(p);
             if per.stale(&self.verlet, &self.team) {
                 let ranges = (self.reach, self.skin);
-                per.rebuild(
+                self.ledger.boundary_work += per.rebuild(
                     p,
                     &mut self.contacts,
                     &mut self.verlet,
