@@ -11,7 +11,8 @@ Both codes write instantaneous values at the same steps (every strain 0.02). The
 window is the shear strain from START (1 by default) to the run's end. Means over the window;
 mu is the ratio of the means of tau and p. Standard errors from NB (default 5) consecutive
 blocks of the window: se = std(block values, ddof=1) / sqrt(NB), each block's mu the ratio of
-its means. The blocks are 0.6 (I = 1e-3) or 1 strain long: tau / p decorrelates within a
+its means. The blocks are 0.54 (I = 1e-3, whose dem run stopped at strain 3.74) or 1
+strain long: tau / p decorrelates within a
 strain of about 0.1 and phi within 0.2-0.3, but at I = 1e-1 phi wanders over a strain of
 about 1, so that 10 blocks would understate its error (docs/shear.md).
 
@@ -33,6 +34,7 @@ D_NOMINAL = 1.0e-3  # m, the diameter the shear rates were set with
 P_TARGET = 1.0e3  # Pa
 DT = 2.5e-6  # s
 LEVELS = ["1e-3", "1e-2", "1e-1"]
+STEPS = {"1e-3": 2530000, "1e-2": 380000, "1e-1": 38000}  # of each run, both codes
 
 
 def rate(level):
@@ -110,7 +112,6 @@ def blocks(run, start, nb):
         "p_se": se(pb),
         "window": (run["strain"][w][0], run["strain"][w][-1]),
         "samples": len(tau),
-        "steps": int(run["step"][-1]),
     }
 
 
@@ -121,6 +122,7 @@ def main():
     ap.add_argument("--start", type=float, default=1.0, help="strain where the window starts")
     ap.add_argument("--blocks", type=int, default=5)
     ap.add_argument("--plot", help="write PREFIX.png (mu(I), phi(I)) and PREFIX_series.png")
+    ap.add_argument("--markdown", action="store_true", help="also print the tables in Markdown")
     a = ap.parse_args()
     src = Path(a.dir)
     d = mean_diameter(here)
@@ -132,12 +134,26 @@ def main():
             if not path.exists():
                 print(f"(missing {path})")
                 continue
-            run = reader(path, level)
-            runs[(code, level)] = run
+            runs[(code, level)] = reader(path, level)
+    # The same window in both codes: up to the last output step both wrote.
+    for level in LEVELS:
+        mine = [r for (c, lv), r in runs.items() if lv == level]
+        last = min(r["step"][-1] for r in mine) if mine else 0
+        for r in mine:
+            keep = r["step"] <= last
+            for k in r:
+                r[k] = r[k][keep]
+    for level in LEVELS:
+        for code, name in [("dem", f"dem_I{level}.csv"), ("LAMMPS", f"lammps_I{level}.txt")]:
+            if (code, level) not in runs:
+                continue
+            path = src / name
+            run = runs[(code, level)]
             s = blocks(run, a.start, a.blocks)
             s["I"] = rate(level) * d / np.sqrt(s["p"] / RHO)
             s["I_se"] = 0.5 * s["I"] * s["p_se"] / s["p"]
             s["cpu"] = cpu_seconds(path.with_suffix(".time"))
+            s["steps"] = STEPS[level]
             rows.append((level, code, s))
     print(f"steady window from strain {a.start}, {a.blocks} blocks; d = {d:.6e} m")
     print(f"{'I target':>8} {'code':>6} {'I measured':>20} {'mu':>18} {'phi':>20} "
@@ -165,8 +181,31 @@ def main():
             w = r["strain"] >= a.start
             print(f"  dem I = {level}: mu from s_xy instead of s_yx: "
                   f"{r['tau_xy'][w].mean() / r['p'][w].mean():.4f}")
+    if a.markdown:
+        markdown(rows, by)
     if a.plot:
         plot(rows, runs, a.plot, a.start)
+
+
+def markdown(rows, by):
+    print("\n| I target | code | I measured | mu | phi | s_yy (Pa) | strain window | steps | CPU (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for level, code, s in rows:
+        cpu = f"{s['cpu']:.0f}" if s["cpu"] is not None else "-"
+        print(f"| {level} | {code} | {s['I']:.5f} ± {s['I_se']:.5f} | {s['mu']:.4f} ± {s['mu_se']:.4f} "
+              f"| {s['phi']:.5f} ± {s['phi_se']:.5f} | {s['p']:.0f} ± {s['p_se']:.0f} "
+              f"| {s['window'][0]:.2f}-{s['window'][1]:.2f} | {s['steps']:,} | {cpu} |")
+    print("\n| I | mu: dem - LAMMPS | phi: dem - LAMMPS | s_yy: dem - LAMMPS |")
+    print("|---|---|---|---|")
+    for level in LEVELS:
+        if (level, "dem") in by and (level, "LAMMPS") in by:
+            x, y = by[(level, "dem")], by[(level, "LAMMPS")]
+            cells = []
+            for q, f in [("mu", ".4f"), ("phi", ".5f"), ("p", ".0f")]:
+                diff = x[q] - y[q]
+                se = np.hypot(x[q + "_se"], y[q + "_se"])
+                cells.append(f"{diff:+{f}} ({diff / se:+.2f} se)")
+            print(f"| {level} | " + " | ".join(cells) + " |")
 
 
 def plot(rows, runs, prefix, start):
