@@ -1,7 +1,9 @@
 //! The periodic cell (`crates/dem-core/src/cell.rs`, `images.rs`): a collision across each
 //! periodic face, across an edge and across the face of a sheared, shearing cell equals
 //! the same collision in open space between the particle and the image (positions,
-//! velocities and spins to rounding, 1e-14 relative); momentum is conserved with images;
+//! velocities and spins to rounding, 1e-14 relative), also when a sphere is wrapped
+//! through a shearing face mid-collision (Lees-Edwards: it loses the face's velocity);
+//! momentum is conserved with images;
 //! the energy ledger closes under shear (the cell's deformation work booked as boundary
 //! work); a shear runs through many flips of the cell; a checkpoint resumes bitwise.
 
@@ -359,5 +361,130 @@ fn unfit_cells_are_refused_with_the_reason() {
     assert!(
         letters.contains("cell.periodic") && letters.contains("`q`"),
         "{letters}"
+    );
+}
+
+/// Two soft spheres (a contact of about 1100 steps), A at `a` with velocity `va`, B at `b`
+/// with `vb`, in the cell `cell` or in open space.
+fn soft_pair(
+    a: Vector3<f64>,
+    va: Vector3<f64>,
+    b: Vector3<f64>,
+    vb: Vector3<f64>,
+    cell: Option<&str>,
+) -> String {
+    format!(
+        r#"Scene(
+        materials: {{ "m": (density: 2500, young: 1e6, poisson: 0.25, friction: 0.3) }},
+        laws: [{LAW}],
+        bodies: [
+            Sphere(center: {a}, radius: {R}, material: "m", velocity: {va},
+                   angular_velocity: (20, -30, 40)),
+            Sphere(center: {b}, radius: {R}, material: "m", velocity: {vb},
+                   angular_velocity: (-10, 15, 25)),
+        ],
+        {cell}
+        gravity: (0, 0, 0),
+        timestep: Fixed(2e-6),
+        duration: Steps(2500),
+    )"#,
+        a = v3(a),
+        b = v3(b),
+        va = v3(va),
+        vb = v3(vb),
+        cell = cell.map_or(String::new(), |c| format!("cell: {c},")),
+    )
+}
+
+#[test]
+fn a_sphere_wrapped_across_a_shearing_face_mid_collision_keeps_its_relative_velocity() {
+    // Lees-Edwards: A, near the top face of a tilted cell shearing at 5/s, runs up into
+    // B's image above the face and crosses the face while they touch; wrapped to the
+    // bottom, its velocity must lose the face's affine velocity Hdot (0, 1, 0) (0.5 m/s
+    // along x), or its contact's relative velocity would jump by that much. The collision
+    // must equal the one in open space with B at its image moving with the cell.
+    let (gamma, rate) = (0.2, 5.0);
+    let cell_text = cell_text(gamma, rate);
+    let h = Matrix3::new(L, gamma * L, 0.0, 0.0, L, 0.0, 0.0, 0.0, L);
+    let hdot = Matrix3::new(0.0, rate * L, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    let s = Vector3::new(0.0, 1.0, 0.0);
+    let a = h * Vector3::new(0.5, 0.95, 0.5);
+    let dir = Vector3::new(0.1, 1.0, 0.05).normalize();
+    let image = a + dir * (2.0 * R + 0.001);
+    let b = image - h * s;
+    let (va, vb) = (Vector3::new(0.1, 3.0, 0.05), Vector3::new(-0.05, 2.0, 0.0));
+    let steps = 2500;
+    let (per, open, floor, (drift, open_drift)) = one_thread(|| {
+        let mut per = sim_from_text(&soft_pair(a, va, b, vb, Some(&cell_text)), "p.ron").unwrap();
+        per.step().unwrap();
+        let start = per.ledger.total();
+        let mut wrapped_in_contact = false;
+        while per.step < steps {
+            let y = per.particles.pos[per.order.index(0)].y;
+            per.step().unwrap();
+            let jumped = per.particles.pos[per.order.index(0)].y < y - 0.5 * L;
+            wrapped_in_contact |= jumped && per.live_contacts == 1;
+        }
+        assert!(wrapped_in_contact, "A was wrapped while touching B's image");
+        let drift = (per.ledger.total() - start) / per.ledger.damping.abs();
+        let open_run =
+            |t: Vector3<f64>| run(&soft_pair(a + t, va, image + t, vb + hdot * s, None), steps);
+        let reference = open_run(Vector3::zeros());
+        let open_drift = {
+            let mut o =
+                sim_from_text(&soft_pair(a, va, image, vb + hdot * s, None), "o.ron").unwrap();
+            o.step().unwrap();
+            let start = o.ledger.total();
+            o.run_steps(steps - 1).unwrap();
+            (o.ledger.total() - start) / o.ledger.damping.abs()
+        };
+        let mut floor = [0.0f64; 3];
+        for t in [h * s, Vector3::new(0.0123, -0.0456, 0.0789)] {
+            let d = differences(&open_run(t), &reference, [-t; 2], [Vector3::zeros(); 2]);
+            (0..3).for_each(|k| floor[k] = floor[k].max(d[k]));
+        }
+        (per, reference, floor, (drift, open_drift))
+    });
+    assert!(
+        per.contact_steps > 500,
+        "{} contact steps",
+        per.contact_steps
+    );
+    assert_eq!(per.contact_steps, open.contact_steps, "contact steps");
+    // Each particle's lattice shift to its open-space twin: the position moves by H u,
+    // the velocity by Hdot u.
+    let pc = &per.periodic.as_ref().unwrap().cell;
+    let shift = |id: usize| {
+        let (x, y) = (
+            per.particles.pos[per.order.index(id)],
+            open.particles.pos[open.order.index(id)],
+        );
+        (pc.h.try_inverse().unwrap() * (y - x)).map(|x| x.round())
+    };
+    let (ua, ub) = (shift(0), shift(1));
+    assert_eq!(
+        (ua, ub),
+        (s, s),
+        "A wrapped through the top face, B not at all"
+    );
+    let d = differences(
+        &per,
+        &open,
+        [pc.h * ua, pc.h * ub],
+        [pc.hdot * ua, pc.hdot * ub],
+    );
+    eprintln!(
+        "wrapped mid-collision: periodic vs open {d:?}, floor {floor:?}; ledger error / \
+         damping {drift:e}, in open space {open_drift:e}"
+    );
+    for k in 0..3 {
+        assert!(floor[k] < 1e-9, "rounding of the collision {floor:?}");
+        assert!(d[k] <= 2.0 * floor[k].max(1e-15), "{d:?} against {floor:?}");
+    }
+    // The kinetic energy the velocity change adds is booked as the boundary's work: the
+    // ledger's error is the open-space collision's (the instant of contact onset).
+    assert!(
+        (drift - open_drift).abs() < 1e-9,
+        "ledger error / damping {drift:e}, in open space {open_drift:e}"
     );
 }

@@ -71,17 +71,16 @@ impl Ledger {
             + self.outflow
     }
 
-    /// Books the wrap of particles across the faces of a periodic cell, `moved` being
-    /// their mass-weighted displacement `sum m (x before - x after)` (kg m): with gravity
-    /// `g` along a periodic edge a wrapped particle's potential energy jumps by
-    /// `m g . (x before - x after)`, as if it had been lifted back through the cell; that
-    /// energy is booked as boundary work (gravity's work brought in through the faces), so
+    /// Books the wrap of particles across the faces of a periodic cell at a rebuild: the
+    /// work of a deforming cell's faces on them (their velocities lose the faces'
+    /// velocities), and with gravity `g` along a periodic edge the jump of their potential
+    /// energy, `g . moved` (as if lifted back through the cell), both as boundary work, so
     /// the total does not jump. The potential is moved with it, so that the entries stay
     /// those of the wrapped positions until the next step evaluates them.
-    pub fn wrap(&mut self, g: &nalgebra::Vector3<f64>, moved: &nalgebra::Vector3<f64>) {
-        let jump = g.dot(moved);
+    pub fn wrap(&mut self, g: &nalgebra::Vector3<f64>, wrapped: &crate::images::Wrapped) {
+        let jump = g.dot(&wrapped.moved);
         self.potential += jump;
-        self.boundary_work += jump;
+        self.boundary_work += jump + wrapped.work;
     }
 
     /// The entries in the order of [`Ledger::COLUMNS`].

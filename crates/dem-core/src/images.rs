@@ -18,6 +18,10 @@
 //!
 //! The geometry functors' ABI is unchanged: they see rows of [`dem_api::BodyColumns`].
 //!
+//! A particle wrapped by the lattice shift `w` in a deforming cell also has `Hdot w` taken
+//! off its velocity (Lees-Edwards): it then moves relative to its new neighbours as it did
+//! relative to their images, and the kinetic energy this changes is the boundary's work.
+//!
 //! Between rebuilds particles may leave the cell by less than the skin; the list goes
 //! stale when the two largest displacements of the extended rows (the image rows move
 //! with the cell too) sum to more than the skin. At a rebuild the contacts are re-keyed:
@@ -43,6 +47,17 @@ use serde::{Deserialize, Serialize};
 /// Id given to a contact body whose image is no longer kept (the contact then finds no
 /// slot at the rebuild, and ends).
 const LOST: u32 = u32::MAX;
+
+/// What wrapping the particles into the cell at a rebuild changed of their energy.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Wrapped {
+    /// The work the deforming cell's faces did on the wrapped particles, whose velocities
+    /// changed by `-Hdot w` (Lees-Edwards), J.
+    pub work: f64,
+    /// Their mass-weighted displacement `sum m (x before - x after)`, kg m: with gravity
+    /// `g` along a periodic edge their potential energy jumped by `g` dotted with it.
+    pub moved: Vector3<f64>,
+}
 
 /// The periodic cell with its image rows.
 #[derive(Clone, Debug)]
@@ -253,10 +268,9 @@ impl Periodic {
 
     /// The broad-phase rebuild of a periodic cell: flips the cell if due, wraps the
     /// particles `p` into it, makes the image rows, finds the candidate pairs and re-keys
-    /// the contacts (see the module documentation). Returns the wrap's mass-weighted
-    /// displacement `sum m_i (x_i before - x_i after)` (kg m) over particles of finite
-    /// mass: with gravity along a periodic edge their potential energy jumps by `g` dotted
-    /// with it, which the caller books ([`crate::energy::Ledger::wrap`]).
+    /// the contacts (see the module documentation). Returns what the wrap changed of the
+    /// particles' energy ([`Wrapped`]), which the caller books
+    /// ([`crate::energy::Ledger::wrap`]).
     pub fn rebuild(
         &mut self,
         p: &mut Particles,
@@ -264,7 +278,7 @@ impl Periodic {
         verlet: &mut VerletList,
         (reach, skin): (f64, f64),
         dispatch: &Dispatch,
-    ) -> Result<Vector3<f64>, DemError> {
+    ) -> Result<Wrapped, DemError> {
         let mut flips: Vec<Box<dyn Fn(Shift) -> Shift>> = Vec::new();
         while let Some(due) = self.cell.flip_due() {
             flips.push(Box::new(self.cell.flip(due)));
@@ -278,14 +292,30 @@ impl Periodic {
                 None => [0; 3],
             })
             .collect();
-        let mut moved = Vector3::zeros();
-        for ((x, &w), &m) in p.pos.iter_mut().zip(&wrapped).zip(&p.mass) {
-            if w != [0; 3] {
-                let offset = self.cell.offset(w);
-                *x -= offset;
+        // Lees-Edwards: a particle wrapped by `w` keeps its velocity relative to the
+        // cell's affine field, so that the relative velocity of each of its contacts (with
+        // an image whose shift changes by `-w`, moving `Hdot w` slower) goes on unchanged.
+        // The kinetic energy this adds is the boundary's work: with it booked, the ledger
+        // is the one of the unwrapped particle (whose contact across the face books
+        // `-f . Hdot w dt` each step) as soon as that contact's force is gone.
+        let mut out = Wrapped::default();
+        for (i, &w) in wrapped.iter().enumerate() {
+            if w == [0; 3] {
+                continue;
+            }
+            let offset = self.cell.offset(w);
+            p.pos[i] -= offset;
+            let m = p.mass[i];
+            if m.is_finite() {
+                out.moved += m * offset;
+            }
+            let dv = self.cell.offset_velocity(w);
+            if dv != Vector3::zeros() {
+                let v = p.vel[i] - dv;
                 if m.is_finite() {
-                    moved += m * offset;
+                    out.work -= 0.5 * m * dv.dot(&(v + v + dv));
                 }
+                p.vel[i] = v;
             }
         }
         // Old keys of the contacts' rows, before the rows are made anew.
@@ -336,7 +366,7 @@ impl Periodic {
             i < n && bounded(i) && i < images[(j - n) as usize].0
         });
         contacts.rebuild(&verlet.pairs, &self.ext, dispatch)?;
-        Ok(moved)
+        Ok(out)
     }
 
     /// The image rows the particles `p` (wrapped into the cell) need: for each free

@@ -368,14 +368,14 @@ impl Simulation {
         // checkpoint saves) holds no pair of the old numbering.
         match &mut self.periodic {
             Some(per) => {
-                let moved = per.rebuild(
+                let wrapped = per.rebuild(
                     &mut self.particles,
                     &mut self.contacts,
                     &mut self.verlet,
                     (self.reach, self.skin),
                     &self.dispatch,
                 )?;
-                self.ledger.wrap(&self.integrator.gravity, &moved);
+                self.ledger.wrap(&self.integrator.gravity, &wrapped);
             }
             None => {
                 self.verlet.rebuild(&self.particles, self.reach, self.skin);

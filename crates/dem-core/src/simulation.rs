@@ -136,14 +136,14 @@ impl Simulation {
             per.sync(p);
             if per.stale(&self.verlet, &self.team) {
                 let ranges = (self.reach, self.skin);
-                let moved = per.rebuild(
+                let wrapped = per.rebuild(
                     p,
                     &mut self.contacts,
                     &mut self.verlet,
                     ranges,
                     &self.dispatch,
                 )?;
-                self.ledger.wrap(&self.integrator.gravity, &moved);
+                self.ledger.wrap(&self.integrator.gravity, &wrapped);
             }
         } else if self.verlet.stale_in(p, &self.team) {
             if self.order.due(self.step, self.scene.contacts.reorder) {
