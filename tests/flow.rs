@@ -11,7 +11,7 @@
 use dem_core::inlet::Rate;
 use dem_core::particles::Shape;
 use dem_core::Simulation;
-use dem_verification::flow::{round_trip, state};
+use dem_verification::flow::{round_trip, state, whole_and_resumed};
 use dem_verification::{dem_run, read_vtk, root, sim_from_text};
 use nalgebra::Vector3;
 
@@ -282,15 +282,7 @@ fn the_step_of_an_insertion_and_a_removal_keeps_the_ledger_total() {
 #[test]
 fn a_run_with_inlets_and_outlets_resumes_bitwise() {
     let text = chute(FEED, DRAIN, 5000);
-    let mut whole = sim_from_text(&text, "pour.ron").unwrap();
-    whole.run_steps(5000).unwrap();
-    let mut parts = sim_from_text(&text, "pour.ron").unwrap();
-    // Once just after an insertion event, once between two.
-    parts.run_steps(3001).unwrap();
-    let mut parts = round_trip(&parts);
-    parts.run_steps(1222).unwrap();
-    let mut parts = round_trip(&parts);
-    parts.run_steps(5000 - 3001 - 1222).unwrap();
+    let (whole, parts) = whole_and_resumed(&text, 5000);
     let (fed, drained) = (
         whole.flow.inlets[0].state.count,
         whole.flow.outlets[0].state.count,

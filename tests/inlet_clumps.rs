@@ -10,7 +10,7 @@
 use dem_core::clump::{union_mass_properties, Member};
 use dem_core::particles::Shape;
 use dem_core::Simulation;
-use dem_verification::flow::{round_trip, state};
+use dem_verification::flow::{state, whole_and_resumed};
 use dem_verification::sim_from_text;
 use nalgebra::Vector3;
 use std::f64::consts::PI;
@@ -296,15 +296,7 @@ fn the_ledger_books_the_energy_of_clumps_entering_and_leaving() {
 #[test]
 fn a_run_inserting_and_removing_clumps_resumes_bitwise() {
     let text = chute(PILE, FEED, DRAIN, "Critical(0.15)", 5000);
-    let mut whole = sim_from_text(&text, "pour.ron").unwrap();
-    whole.run_steps(5000).unwrap();
-    let mut parts = sim_from_text(&text, "pour.ron").unwrap();
-    // Once just after an insertion event, once between two.
-    parts.run_steps(3001).unwrap();
-    let mut parts = round_trip(&parts);
-    parts.run_steps(1222).unwrap();
-    let mut parts = round_trip(&parts);
-    parts.run_steps(5000 - 3001 - 1222).unwrap();
+    let (whole, parts) = whole_and_resumed(&text, 5000);
     let (fed, drained) = (
         whole.flow.inlets[0].state.count,
         whole.flow.outlets[0].state.count,

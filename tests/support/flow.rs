@@ -45,3 +45,18 @@ pub fn round_trip(sim: &Simulation) -> Simulation {
     ck.restore(scene, plugins(), Path::new("flow.ckpt"))
         .unwrap()
 }
+
+/// The scene `text` run for `steps` steps (more than 4223) whole, and run again with a
+/// checkpoint round trip after step 3001 (just after an insertion event of the flow
+/// tests' inlets) and 1222 steps later (between two): `(whole, parts)`.
+pub fn whole_and_resumed(text: &str, steps: u64) -> (Simulation, Simulation) {
+    let mut whole = crate::sim_from_text(text, "pour.ron").unwrap();
+    whole.run_steps(steps).unwrap();
+    let mut parts = crate::sim_from_text(text, "pour.ron").unwrap();
+    parts.run_steps(3001).unwrap();
+    let mut parts = round_trip(&parts);
+    parts.run_steps(1222).unwrap();
+    let mut parts = round_trip(&parts);
+    parts.run_steps(steps - 3001 - 1222).unwrap();
+    (whole, parts)
+}

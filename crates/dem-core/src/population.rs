@@ -280,38 +280,25 @@ impl Simulation {
         let mut dead_clumps = vec![false; self.clumps.len()];
         let mut any = false;
         for (k, &(i, outlet)) in w.who.iter().enumerate() {
-            let [kin, rot, pot] = energy(&self.particles, i, &w, k, &g);
-            let e = kin + rot + pot;
-            match outlet {
-                None => self.ledger.inflow += e,
-                Some(o) => {
-                    take(&mut self.ledger, kin, rot, pot);
-                    self.ledger.outflow += e;
-                    let out = &mut self.flow.outlets[o].state;
-                    out.count += 1;
-                    out.mass += self.particles.mass[i];
-                    dead[i] = true;
-                    any = true;
-                }
+            let terms = energy(&self.particles, i, &w, k, &g);
+            if let Some(o) = book(&mut self.ledger, terms, outlet) {
+                let out = &mut self.flow.outlets[o].state;
+                out.count += 1;
+                out.mass += self.particles.mass[i];
+                dead[i] = true;
+                any = true;
             }
         }
         for &(k, outlet) in &w.clumps {
             let terms = clump_terms.expect("the clumps' terms of a step watching clumps");
-            let [kin, rot, pot] = terms[k];
-            let e = kin + rot + pot;
-            match outlet {
-                None => self.ledger.inflow += e,
-                Some(o) => {
-                    take(&mut self.ledger, kin, rot, pot);
-                    self.ledger.outflow += e;
-                    let c = &self.clumps[k];
-                    let out = &mut self.flow.outlets[o].state;
-                    out.count += 1;
-                    out.mass += c.mass;
-                    dead[c.members.clone()].fill(true);
-                    dead_clumps[k] = true;
-                    any = true;
-                }
+            if let Some(o) = book(&mut self.ledger, terms[k], outlet) {
+                let c = &self.clumps[k];
+                let out = &mut self.flow.outlets[o].state;
+                out.count += 1;
+                out.mass += c.mass;
+                dead[c.members.clone()].fill(true);
+                dead_clumps[k] = true;
+                any = true;
             }
         }
         if any {
@@ -405,10 +392,21 @@ impl Simulation {
 }
 
 /// Takes a removed particle's terms off the ledger's entries.
-fn take(l: &mut Ledger, kin: f64, rot: f64, pot: f64) {
-    l.kinetic -= kin;
-    l.rotational -= rot;
-    l.potential -= pot;
+/// Books a body's energy terms `[kinetic, rotational, potential]` of this step as brought
+/// in (no outlet) or carried out through outlet `o` (its terms taken off the entries);
+/// returns the outlet.
+fn book(l: &mut Ledger, [kin, rot, pot]: [f64; 3], outlet: Option<usize>) -> Option<usize> {
+    let e = kin + rot + pot;
+    match outlet {
+        None => l.inflow += e,
+        Some(_) => {
+            l.kinetic -= kin;
+            l.rotational -= rot;
+            l.potential -= pot;
+            l.outflow += e;
+        }
+    }
+    outlet
 }
 
 fn push_particle(p: &mut Particles, s: &NewParticle) {
