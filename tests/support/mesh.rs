@@ -15,8 +15,14 @@ pub fn write_obj(name: &str, vertices: &[[f64; 3]], faces: &[[usize; 3]]) -> Pat
     for f in faces {
         text.push_str(&format!("f {} {} {}\n", f[0] + 1, f[1] + 1, f[2] + 1));
     }
+    // Written whole and renamed into place: tests running at once may write the same
+    // mesh, and a reader must never see a file another test has just truncated.
+    static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let path = dir.join(format!("{name}.obj"));
-    std::fs::write(&path, text).expect("mesh file is writable");
+    let part = dir.join(format!("{name}.obj.{}.{k}.part", std::process::id()));
+    std::fs::write(&part, text).expect("mesh file is writable");
+    std::fs::rename(&part, &path).expect("mesh file can be renamed into place");
     path
 }
 
