@@ -111,12 +111,22 @@ fn a_boxed_sample_at_rest_carries_its_weight() {
             -on_sphere.x
         })
         .sum();
-    let xx = s.sigma[(0, 0)] * v;
-    eprintln!("sigma_xx V = {xx:e}, wall force x lx = {:e}", push * lx);
+    // The sample still rattles a little (kinetic energy ~1e-10 J), and the identity holds
+    // with the particles' inertia: the contact part is the walls' moment plus
+    // sum_p x_p F_p, the particles' net forces of the last step (m a: no weight along x)
+    // times their positions (taken after the step: dt v off, 1e-6 of the sum here).
+    let xx = s.contact[(0, 0)] * v;
+    let inertial: f64 = (0..p.len())
+        .filter(|&i| matches!(p.shape[i], Shape::Sphere(_)))
+        .map(|i| p.pos[i].x * p.force[i].x)
+        .sum();
+    let walls = push * lx;
+    eprintln!(
+        "contact part of sigma_xx V = {xx:e}, wall force x lx = {walls:e}, inertia {inertial:e}"
+    );
     assert!(push > 0.0);
     assert!(
-        (xx / (push * lx) - 1.0).abs() < 0.01,
-        "{xx:e} vs {:e}",
-        push * lx
+        (xx / (walls + inertial) - 1.0).abs() < 1e-4,
+        "{xx:e} vs {walls:e} + {inertial:e}"
     );
 }

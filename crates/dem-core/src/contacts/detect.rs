@@ -56,7 +56,7 @@ pub(super) struct Buffers(PerWorker<Scratch>);
 /// slots' pair caches, `stride` values each (see [`super::pair_cache`]).
 pub(super) fn detect(
     cx: &StepContext<'_>,
-    slots: &[Slot],
+    (slots, held): (&[Slot], &[u32]),
     (cache, stride): (&mut [f64], usize),
     chunks: &[Range<usize>],
     found: &mut Vec<Vec<(u32, RawGeom)>>,
@@ -86,7 +86,7 @@ pub(super) fn detect(
         let cache = unsafe { caches.take(r.start * stride..r.end * stride) };
         let found = kept.with(|scratch| {
             scratch.room();
-            let slots = (&slots[r.clone()], r.start);
+            let slots = (&slots[r.clone()], &held[r.clone()], r.start);
             detect_chunk(cx, slots, (cache, stride), scratch, out)
         });
         if let Err(e) = found {
@@ -106,7 +106,7 @@ pub(super) fn detect(
 /// index `first`, with their pair caches (`stride` values per slot).
 fn detect_chunk(
     cx: &StepContext<'_>,
-    (slots, first): (&[Slot], usize),
+    (slots, held, first): (&[Slot], &[u32], usize),
     (cache, stride): (&mut [f64], usize),
     scratch: &mut Scratch,
     found: &mut Vec<(u32, RawGeom)>,
@@ -121,8 +121,8 @@ fn detect_chunk(
     // A plain loop: the test is inlined into it (as a filter closure it was a call per
     // slot).
     scratch.asked.clear();
-    for (i, s) in slots.iter().enumerate() {
-        if s.contact == NONE && may_touch(p, s, law.distance) {
+    for (i, (s, &h)) in slots.iter().zip(held).enumerate() {
+        if h == NONE && may_touch(p, s, law.distance) {
             scratch.asked.push(i);
         }
     }

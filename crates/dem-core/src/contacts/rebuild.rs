@@ -76,7 +76,6 @@ impl Contacts {
                     a,
                     b,
                     radii,
-                    contact: NONE,
                     geom,
                     law,
                     feature,
@@ -88,10 +87,12 @@ impl Contacts {
         self.carry_cache(&old, &slots, cache_stride);
         drop(old);
 
+        self.held.clear();
+        self.held.resize(slots.len(), NONE);
         for (k, c) in self.list.iter_mut().enumerate() {
             match slots.binary_search_by_key(&c.key(), Slot::key) {
                 Ok(i) => {
-                    slots[i].contact = k as u32;
+                    self.held[i] = k as u32;
                     c.slot = i as u32;
                 }
                 Err(_) if c.active() => {
@@ -209,8 +210,8 @@ impl Contacts {
             }
         }
         for (k, c) in self.list.iter().enumerate() {
-            if let Some(s) = self.slots.get_mut(c.slot as usize) {
-                s.contact = k as u32;
+            if let Some(h) = self.held.get_mut(c.slot as usize) {
+                *h = k as u32;
             }
         }
     }
