@@ -2,10 +2,10 @@
 //!
 //! Storage is split by how often data is touched:
 //! - [`Slot`]: one per candidate pair of the broad phase and contact term of its functor
-//!   (one for most functors), 24 bytes plus the index of its contact (4, in a column of
-//!   its own), sorted by `(functor, law, a, b, term)` with `a < b` the particle ids. Each
-//!   step the slots without a contact get a cheap bounding-volume test, and only those
-//!   that pass get a geometry call.
+//!   (one for most functors), 24 bytes plus the index of its contact and a bit (in
+//!   columns of their own, see [`held`]), sorted by `(functor, law, a, b, term)` with
+//!   `a < b` the particle ids. Each step the slots without a contact get a cheap
+//!   bounding-volume test, and only those that pass get a geometry call.
 //! - [`Contact`]: one per live contact (ids, flags, law output, forces) in a dense list
 //!   that the geometry and law passes walk in order. Its hot numbers, the L6Geom and onset
 //!   data, and its law state are stored beside the list as column blocks of [`CHUNK`]
@@ -13,7 +13,7 @@
 //!   points to its contact and the contact to its slot; a contact that ends is removed at
 //!   the start of the next step (swapped with the last). The list's order thus depends on
 //!   the history of the run (and on the broad phase's rebuilds), the gather's does not.
-
+//!
 //! A term's forces and energies count times the weight its functor reports with the
 //! geometry. When the broad phase rebuilds, each contact is re-mapped by key to its new
 //! slot and the list is put in slot order (that is, particle order), so that the law pass
@@ -39,6 +39,7 @@
 pub(crate) mod blocks;
 mod columns;
 mod detect;
+mod held;
 mod pair_cache;
 mod rebuild;
 mod saved;
@@ -52,6 +53,7 @@ use crate::scene::L6Options;
 use crate::team::{Parts, Team};
 use blocks::{Blocks, HotBlocks};
 use dem_api::{LawOutput, Material, Onset, RawGeom};
+use held::Held;
 use nalgebra::Vector3;
 pub use saved::{SavedContact, SavedEnd};
 use std::ops::Range;
@@ -181,9 +183,8 @@ pub struct StepContext<'a> {
 pub struct Contacts {
     /// The slots, sorted by key.
     pub slots: Vec<Slot>,
-    /// Index of each slot's contact in the list, or `NONE` (beside the slots, so that the
-    /// gather's scan in slot order reads 4 bytes per slot).
-    held: Vec<u32>,
+    /// The contact of each slot.
+    held: Held,
     /// Runs of at most `CHUNK` slots of one (functor, law): the detection's chunks.
     chunks: Vec<Range<usize>>,
     /// The contacts, in processing order.
@@ -229,30 +230,8 @@ pub struct Contacts {
 struct Gather {
     /// Totals, one per chunk of the contact list.
     totals: Vec<ContactTotals>,
-    /// What each contact pushes onto its bodies, in list order: a compact copy that the
-    /// gather reads in slot order.
-    pushes: Vec<Push>,
-}
-
-/// A contact's forces as the gather adds them.
-#[derive(Clone, Copy, Debug)]
-struct Push {
-    /// Body 1 and body 2, `NONE` for a contact that applies no force.
-    bodies: [u32; 2],
-    /// Force on body 2 (body 1 takes its opposite), N.
-    force: Vector3<f64>,
-    /// Torques on body 1 and body 2, N m.
-    torque: [Vector3<f64>; 2],
-}
-
-impl Default for Push {
-    fn default() -> Push {
-        Push {
-            bodies: [NONE; 2],
-            force: Vector3::zeros(),
-            torque: [Vector3::zeros(); 2],
-        }
-    }
+    /// Body 1 and body 2 of each contact, `NONE` for one that applies no force.
+    bodies: Vec<[u32; 2]>,
 }
 
 /// Events and energy of one step's contacts.
@@ -372,7 +351,7 @@ impl Contacts {
     /// Appends a live contact for slot `i` (law state zero).
     fn push(&mut self, i: usize, l6: L6State, onset: Onset, new: bool) {
         let s = &self.slots[i];
-        self.held[i] = self.list.len() as u32;
+        self.held.set(i, self.list.len() as u32);
         self.list.push(Contact {
             a: s.a,
             b: s.b,
@@ -429,14 +408,12 @@ impl Contacts {
                 continue;
             }
             let last = self.list.len() - 1;
-            if let Some(h) = self.held.get_mut(self.list[k].slot as usize) {
-                *h = NONE;
-            }
+            self.held.clear(self.list[k].slot as usize);
             self.list.swap_remove(k);
             if k != last {
                 self.hot.copy(last, k);
                 self.state.copy(last, k);
-                self.held[self.list[k].slot as usize] = k as u32;
+                self.held.set(self.list[k].slot as usize, k as u32);
             }
             self.hot.truncate(last);
             self.state.truncate(last);
@@ -465,7 +442,7 @@ impl Contacts {
         let mut fresh = std::mem::take(&mut self.fresh);
         detect::detect(
             cx,
-            (&self.slots, &self.held),
+            (&self.slots, self.held.all()),
             (&mut self.cache, self.cache_stride),
             &self.chunks,
             &mut self.found,
@@ -526,8 +503,8 @@ impl Contacts {
     /// functor reports this step with geometry `g`.
     pub(crate) fn move_contact(&mut self, k: usize, to: usize, g: RawGeom) {
         let from = self.list[k].slot as usize;
-        self.held[from] = NONE;
-        self.held[to] = k as u32;
+        self.held.clear(from);
+        self.held.set(to, k as u32);
         let s = &self.slots[to];
         let c = &mut self.list[k];
         (c.a, c.b, c.geom, c.swap, c.slot) = (s.a, s.b, s.geom, s.swap, to as u32);
@@ -537,7 +514,7 @@ impl Contacts {
     /// Gives the forces of the contacts of body `i` to body `to(i)` in the coming gather
     /// (periodic images hand theirs to the particle they image; see [`crate::images`]).
     pub(crate) fn redirect_forces(&mut self, to: impl Fn(u32) -> u32) {
-        for b in self.gather.pushes.iter_mut().flat_map(|p| &mut p.bodies) {
+        for b in self.gather.bodies.iter_mut().flatten() {
             if *b != NONE {
                 *b = to(*b);
             }
@@ -566,12 +543,13 @@ impl Contacts {
     /// particle (in storage order) and term: an order fixed by the particles' storage
     /// order alone, not by the contact list's (which depends on when each contact began
     /// and which ended before it, hence on the broad phase's rebuilds and the candidate
-    /// set). The particles are cut into one range per member of `team`; each member scans
-    /// the slots for its own particles, so that the sums do not depend on the number of
-    /// members either.
+    /// set). The particles are cut into one range per member of `team`; each member walks
+    /// the contacts in slot order for its own particles, so that the sums do not depend
+    /// on the number of members either.
     pub fn gather(&self, p: &mut Particles, gravity: &Vector3<f64>, team: &Team) -> ContactTotals {
         let n = p.len();
-        let (mass, pushes, held) = (&p.mass[..n], &self.gather.pushes, &self.held);
+        let (mass, list, bodies, held) =
+            (&p.mass[..n], &self.list, &self.gather.bodies, &self.held);
         let (forces, torques) = (
             Parts::new(&mut p.force[..n]),
             Parts::new(&mut p.torque[..n]),
@@ -583,16 +561,14 @@ impl Contacts {
             let (force, torque) =
                 unsafe { (forces.take(mine.clone()), torques.take(mine.clone())) };
             crate::integrator::weigh(gravity, &mass[mine], force, torque);
-            for &k in held {
-                let Some(c) = pushes.get(k as usize) else {
-                    continue;
-                };
-                let [b1, b2] = c.bodies;
+            for k in held.in_slot_order() {
+                let [b1, b2] = bodies[k as usize];
                 // Ids below `lo` (and `NONE`) wrap to values past the range.
                 let (i1, i2) = (b1.wrapping_sub(lo) as usize, b2.wrapping_sub(lo) as usize);
                 if i1 >= force.len() && i2 >= force.len() {
                     continue;
                 }
+                let c = &list[k as usize];
                 if i2 < force.len() {
                     force[i2] += c.force;
                     torque[i2] += c.torque[1];

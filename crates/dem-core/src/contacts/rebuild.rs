@@ -87,12 +87,11 @@ impl Contacts {
         self.carry_cache(&old, &slots, cache_stride);
         drop(old);
 
-        self.held.clear();
-        self.held.resize(slots.len(), NONE);
+        self.held.reset(slots.len());
         for (k, c) in self.list.iter_mut().enumerate() {
             match slots.binary_search_by_key(&c.key(), Slot::key) {
                 Ok(i) => {
-                    self.held[i] = k as u32;
+                    self.held.set(i, k as u32);
                     c.slot = i as u32;
                 }
                 Err(_) if c.active() => {
@@ -210,8 +209,8 @@ impl Contacts {
             }
         }
         for (k, c) in self.list.iter().enumerate() {
-            if let Some(h) = self.held.get_mut(c.slot as usize) {
-                *h = k as u32;
+            if (c.slot as usize) < self.slots.len() {
+                self.held.set(c.slot as usize, k as u32);
             }
         }
     }

@@ -154,7 +154,7 @@ impl Contacts {
                         s.a, s.b, s.geom, s.law, s.feature
                     )
                 })?;
-                if c.held[i] != NONE {
+                if c.held.get(i).is_some() {
                     return Err(format!("contact {}-{} is saved twice", s.a, s.b));
                 }
                 // Only a pair of one shape kind can take either roles.

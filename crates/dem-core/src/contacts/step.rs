@@ -6,7 +6,7 @@
 
 use super::blocks::{self, Blocks};
 use super::columns::LawColumns;
-use super::{Contact, ContactTotals, Gather, Push, StepContext, CHUNK};
+use super::{Contact, ContactTotals, Gather, StepContext, CHUNK, NONE};
 use crate::dispatch::{GeomEntry, LawEntry};
 use crate::error::DemError;
 use crate::l6geom::update::update_block;
@@ -294,7 +294,7 @@ struct Work<'w> {
     state: &'w mut [f64],
     stride: usize,
     total: &'w mut ContactTotals,
-    pushes: &'w mut [Push],
+    bodies: &'w mut [[u32; 2]],
 }
 
 /// Lifecycle, L6Geom and law of every contact; contacts at index `fresh` and beyond were
@@ -314,24 +314,24 @@ pub(super) fn law<'a>(
     let chunk_count = list.len().div_ceil(CHUNK);
     out.totals.clear();
     out.totals.resize(chunk_count, ContactTotals::default());
-    out.pushes.clear();
-    out.pushes.resize(list.len(), Push::default());
+    out.bodies.clear();
+    out.bodies.resize(list.len(), [NONE; 2]);
     buffers.workers.prepare();
     let stride = state.fields();
     let mut work: Vec<Work<'_>> = recycle(std::mem::take(&mut buffers.work));
     work.extend(
         list.chunks_mut(CHUNK)
             .zip(hot.blocks_mut().zip(state.blocks_mut()))
-            .zip(out.totals.iter_mut().zip(out.pushes.chunks_mut(CHUNK)))
+            .zip(out.totals.iter_mut().zip(out.bodies.chunks_mut(CHUNK)))
             .enumerate()
-            .map(|(k, ((list, (hot, state)), (total, pushes)))| Work {
+            .map(|(k, ((list, (hot, state)), (total, bodies)))| Work {
                 first: k * CHUNK,
                 list,
                 hot,
                 state,
                 stride,
                 total,
-                pushes,
+                bodies,
             }),
     );
     debug_assert_eq!(work.len(), chunk_count, "a block per chunk of contacts");
@@ -384,16 +384,16 @@ fn law_work(
             r?;
         }
     }
-    *w.total = finish_chunk(w.list, w.pushes);
+    *w.total = finish_chunk(w.list, w.bodies);
     Ok(())
 }
 
 /// Energies and live count of a chunk after its law call (an ended contact books the
-/// dissipation of its last interval, a gone one nothing), and what each live contact
-/// pushes onto its bodies, into `pushes`.
-fn finish_chunk(list: &[Contact], pushes: &mut [Push]) -> ContactTotals {
+/// dissipation of its last interval, a gone one nothing), and the bodies each live
+/// contact pushes (body 1, body 2) into `bodies`.
+fn finish_chunk(list: &[Contact], bodies: &mut [[u32; 2]]) -> ContactTotals {
     let mut t = ContactTotals::default();
-    for (c, push) in list.iter().zip(pushes) {
+    for (c, b) in list.iter().zip(bodies) {
         if !c.active() {
             t.ended += 1;
         }
@@ -406,11 +406,7 @@ fn finish_chunk(list: &[Contact], pushes: &mut [Push]) -> ContactTotals {
         if !c.ending {
             t.active += 1;
             let (b1, b2) = c.bodies();
-            *push = Push {
-                bodies: [b1 as u32, b2 as u32],
-                force: c.force,
-                torque: c.torque,
-            };
+            *b = [b1 as u32, b2 as u32];
         }
     }
     t
