@@ -51,9 +51,14 @@ fn pairs(
 }
 
 fn time<T>(name: &str, set: &[T], f: &dyn Fn(&T) -> bool) {
-    // DEM_BENCH_FILTER=substring runs only the matching lines (for profiling).
+    // DEM_BENCH_FILTER=substring runs only the matching lines (for profiling);
+    // `=name` only the line of that exact name.
     if let Ok(filter) = std::env::var("DEM_BENCH_FILTER") {
-        if !name.contains(&filter) {
+        let hit = match filter.strip_prefix('=') {
+            Some(exact) => name == exact,
+            None => name.contains(&filter),
+        };
+        if !hit {
             return;
         }
     }

@@ -27,11 +27,11 @@
 //! (`clip_then`) reads the polytope in place and allocates nothing. The cut by one
 //! plane is in `plane_cut`.
 
-use crate::contact::Surface;
 use crate::interior::ChebyshevCentre;
 use crate::intersection::{FaceSource, Intersection};
 use crate::plane_cut::{Cutter, Poly, Step};
 use crate::polyhedron::{Face, Polyhedron};
+use crate::surface::Surface;
 use nalgebra::{Point3, Vector3};
 use std::cell::RefCell;
 
@@ -306,11 +306,14 @@ fn plane<'p>(a: &'p Polyhedron, b: &'p Polyhedron, cur: &Poly, i: u32) -> (&'p F
     }
 }
 
-/// The kept work polytope read in place by the contact computation.
-pub(crate) struct View<'w> {
+/// A ∩ B as clipping left it, read in place ([`Surface`]): the faces of the
+/// [`Intersection`] that [`intersect`](crate::intersect) would build, in its order, with
+/// the same vertices, and its interior point (the vertex centroid).
+pub struct View<'w> {
     work: &'w Work,
     a: &'w Polyhedron,
     b: &'w Polyhedron,
+    centroid: Vector3<f64>,
 }
 
 impl Surface for View<'_> {
@@ -334,6 +337,9 @@ impl Surface for View<'_> {
         let rec = &cur.faces[self.work.faces[f] as usize];
         cur.verts[cur.idx[rec.start as usize + k] as usize].p
     }
+    fn interior_point(&self) -> Vector3<f64> {
+        self.centroid
+    }
 }
 
 /// Runs `f` on the work area of this thread (a fresh one if it is in use).
@@ -345,15 +351,22 @@ fn with_work<R>(f: impl FnOnce(&mut Work) -> R) -> R {
 }
 
 /// `then` on A ∩ B when clipping finds an overlap in general position (see the module
-/// doc), read in place; `None` otherwise (apart, or undecided: for the exact path).
-pub(crate) fn clip_then<R>(
+/// doc), read in place; `None` otherwise (apart, or undecided): then
+/// [`intersect_exact`](crate::intersect_exact) gives what [`intersect`](crate::intersect)
+/// would. `eps` (length) is the geometric epsilon.
+pub fn clip_then<R>(
     a: &Polyhedron,
     b: &Polyhedron,
     eps: f64,
     then: impl FnOnce(&View<'_>) -> R,
 ) -> Option<R> {
     with_work(|w| match w.run(a, b, eps) {
-        Outcome::Overlap(..) => Some(then(&View { work: w, a, b })),
+        Outcome::Overlap(centroid, _) => Some(then(&View {
+            work: w,
+            a,
+            b,
+            centroid,
+        })),
         _ => None,
     })
 }

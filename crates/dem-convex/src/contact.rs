@@ -24,8 +24,9 @@
 use crate::clip::clip_then;
 use crate::error::IntersectionError;
 use crate::gjk::gjk_distance_from;
-use crate::intersection::{intersect_exact, FaceSource, Intersection};
+use crate::intersection::intersect_exact;
 use crate::polyhedron::{polygon_area_centroid_along, Polyhedron};
+use crate::surface::Surface;
 use nalgebra::{Point3, Vector2, Vector3};
 
 /// Default geometric epsilon, relative to the model size: the absolute epsilon is
@@ -76,41 +77,6 @@ pub struct Contact {
     pub faces: (usize, usize),
     /// Overlap or touching.
     pub kind: ContactKind,
-}
-
-/// The intersection surface as the contact computation reads it: vertices, and faces
-/// with their vertices, plane normal and source (an [`Intersection`], or the clipped
-/// polytope read in place, without building one).
-pub(crate) trait Surface {
-    /// Number of vertices.
-    fn vertex_count(&self) -> usize;
-    /// Vertex `i` (length).
-    fn vertex(&self, i: usize) -> Vector3<f64>;
-    /// Number of faces.
-    fn face_count(&self) -> usize;
-    /// Vertex count, outward unit normal and source of face `f`.
-    fn face(&self, f: usize) -> (usize, Vector3<f64>, FaceSource);
-    /// Vertex `k` of face `f` (length).
-    fn face_point(&self, f: usize, k: usize) -> Vector3<f64>;
-}
-
-impl Surface for Intersection {
-    fn vertex_count(&self) -> usize {
-        self.polyhedron.vertices().len()
-    }
-    fn vertex(&self, i: usize) -> Vector3<f64> {
-        self.polyhedron.vertices()[i].coords
-    }
-    fn face_count(&self) -> usize {
-        self.polyhedron.faces().len()
-    }
-    fn face(&self, f: usize) -> (usize, Vector3<f64>, FaceSource) {
-        let face = &self.polyhedron.faces()[f];
-        (face.vertices.len(), face.normal, self.sources[f])
-    }
-    fn face_point(&self, f: usize, k: usize) -> Vector3<f64> {
-        self.polyhedron.vertices()[self.polyhedron.faces()[f].vertices[k]].coords
-    }
 }
 
 /// Contact between A and B (same frame). Separated bodies give

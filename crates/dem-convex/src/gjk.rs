@@ -87,13 +87,38 @@ fn affine_min(pts: &[Vector3<f64>]) -> Option<[f64; 4]> {
 }
 
 /// The simplex: up to four Minkowski-difference points with their barycentric
-/// weights, in fixed storage (no allocation per query).
+/// weights, in fixed storage (no allocation per query), and what Johnson's enumeration
+/// found for subsets of these points (see [`closest_on_simplex`]).
 #[derive(Clone, Copy)]
 struct Simplex {
     verts: [Vert; 4],
     weights: [f64; 4],
     len: usize,
+    /// Bit `mask` set: `subsets[mask]` holds the outcome of that subset of `verts`.
+    known: u16,
+    /// Per subset mask: `None` if the subset was rejected (singular system or a
+    /// negative weight), else the squared distance of its affine minimum and its weights.
+    subsets: [Option<(f64, [f64; 4])>; 16],
 }
+
+/// Per subset mask of a 4-point simplex: its size and its point indices, increasing.
+const SUBSETS: [(usize, [usize; 4]); 16] = {
+    let mut table = [(0, [0; 4]); 16];
+    let mut mask = 1;
+    while mask < 16 {
+        let mut i = 0;
+        while i < 4 {
+            if mask & (1 << i) != 0 {
+                let m = table[mask].0;
+                table[mask].1[m] = i;
+                table[mask].0 = m + 1;
+            }
+            i += 1;
+        }
+        mask += 1;
+    }
+    table
+};
 
 impl Simplex {
     fn verts(&self) -> &[Vert] {
@@ -107,42 +132,66 @@ impl Simplex {
 
 /// Johnson's sub-algorithm by enumeration: keeps the best sub-simplex (and its
 /// weights) in `simplex` and returns the closest point of the simplex to the origin.
-fn closest_on_simplex(simplex: &mut Simplex) -> Vector3<f64> {
+///
+/// The subsets of the points kept from the previous step (all but the point just
+/// pushed, which is last) were solved then, with the same points in the same order:
+/// their outcomes are read from `simplex.subsets`, bit for bit what solving them again
+/// gives, and all subsets are still compared in mask order, so the choice is the same.
+///
+/// With `reuse` false every subset is solved again (the reference the tests compare
+/// with).
+fn closest_on_simplex(simplex: &mut Simplex, reuse: bool) -> Vector3<f64> {
     let n = simplex.len;
     let mut best: Option<(f64, u32, [f64; 4])> = None;
     for mask in 1u32..(1 << n) {
-        let mut pts = [Vector3::zeros(); 4];
-        let mut m = 0;
-        for (i, s) in simplex.verts().iter().enumerate() {
-            if mask & (1 << i) != 0 {
-                pts[m] = s.w;
-                m += 1;
+        let outcome = if reuse && simplex.known & (1 << mask) != 0 {
+            simplex.subsets[mask as usize]
+        } else {
+            let (m, idx) = SUBSETS[mask as usize];
+            let mut pts = [Vector3::zeros(); 4];
+            for k in 0..m {
+                pts[k] = simplex.verts[idx[k]].w;
             }
-        }
-        let Some(lam) = affine_min(&pts[..m]) else {
-            continue;
+            let outcome = affine_min(&pts[..m])
+                .filter(|lam| !lam[..m].iter().any(|&l| l < 0.0))
+                .map(|lam| {
+                    let mut v = Vector3::zeros();
+                    for k in 0..m {
+                        v += lam[k] * pts[k];
+                    }
+                    (v.norm_squared(), lam)
+                });
+            simplex.subsets[mask as usize] = outcome;
+            outcome
         };
-        if lam[..m].iter().any(|&l| l < 0.0) {
-            continue;
-        }
-        let mut v = Vector3::zeros();
-        for k in 0..m {
-            v += lam[k] * pts[k];
-        }
-        let d = v.norm_squared();
-        if best.is_none_or(|(bd, _, _)| d < bd) {
-            best = Some((d, mask, lam));
+        if let Some((d, lam)) = outcome {
+            if best.is_none_or(|(bd, _, _)| d < bd) {
+                best = Some((d, mask, lam));
+            }
         }
     }
     let (_, mask, lam) = best.unwrap_or((0.0, 1, [1.0, 0.0, 0.0, 0.0]));
-    // Compact in place (kept indices only move down).
+    // Compact in place (kept indices only move down), the outcomes of the subsets of
+    // the kept points with them: in increasing mask order, a subset's new mask is at
+    // most its old one, so no outcome is overwritten before it is moved.
+    let mut bit = [0u32; 4];
     simplex.len = 0;
-    for i in 0..n {
+    for (i, b) in bit.iter_mut().enumerate().take(n) {
         if mask & (1 << i) != 0 {
             let k = simplex.len;
+            *b = 1 << k;
             simplex.weights[k] = lam[k];
             simplex.verts[k] = simplex.verts[i];
             simplex.len += 1;
+        }
+    }
+    simplex.known = 0;
+    for sub in 1..=mask {
+        if sub & mask == sub {
+            let (m, idx) = SUBSETS[sub as usize];
+            let to = idx[..m].iter().fold(0, |r, &i| r | bit[i]);
+            simplex.subsets[to as usize] = simplex.subsets[sub as usize];
+            simplex.known |= 1 << to;
         }
     }
     let mut v = Vector3::zeros();
@@ -172,6 +221,18 @@ pub fn gjk_distance_from(
     offset: &Vector3<f64>,
     towards: &Vector3<f64>,
 ) -> Proximity {
+    gjk_run(a, b, offset, towards, true)
+}
+
+/// [`gjk_distance_from`], with (`reuse`) or without the subset outcomes carried from
+/// step to step ([`closest_on_simplex`]).
+fn gjk_run(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    offset: &Vector3<f64>,
+    towards: &Vector3<f64>,
+    reuse: bool,
+) -> Proximity {
     // Work relative to a vertex of A and in units of the larger body, so that tiny or
     // huge models neither underflow nor overflow the Gram systems.
     let size = a.diameter().max(b.diameter());
@@ -196,6 +257,8 @@ pub fn gjk_distance_from(
         verts: [first; 4],
         weights: [1.0, 0.0, 0.0, 0.0],
         len: 1,
+        known: 0,
+        subsets: [None; 16],
     };
     let mut v = first.w;
     let rel = 1e-13;
@@ -215,7 +278,7 @@ pub fn gjk_distance_from(
             break;
         }
         simplex.push(w);
-        let nv = closest_on_simplex(&mut simplex);
+        let nv = closest_on_simplex(&mut simplex, reuse);
         if simplex.len == 4 {
             // Origin inside the tetrahedron: the bodies overlap.
             v = nv;
@@ -244,5 +307,51 @@ pub fn gjk_distance_from(
         point_a: (pa / inv + o).into(),
         point_b: (pb / inv + o).into(),
         iterations,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{cube, rock};
+    use nalgebra::{Isometry3, UnitQuaternion};
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+
+    /// Johnson's enumeration with the subset outcomes carried from step to step gives
+    /// bitwise the distance, points and iteration count of solving every subset again,
+    /// on rock and cube pairs overlapping, touching-close and apart.
+    #[test]
+    fn reused_subsets_change_no_bit() {
+        let mut rng = Pcg64::seed_from_u64(7);
+        for trial in 0..600 {
+            let shape = |rng: &mut Pcg64| {
+                if rng.random_bool(0.3) {
+                    cube(1.0).unwrap()
+                } else {
+                    rock(
+                        rng.random(),
+                        rng.random_range(6..40),
+                        Vector3::new(0.6, 0.5, 0.4),
+                    )
+                    .unwrap()
+                }
+            };
+            let a = shape(&mut rng);
+            let pose = Isometry3::from_parts(
+                (Vector3::new(rng.random(), rng.random(), rng.random()) * 1.6).into(),
+                UnitQuaternion::from_scaled_axis(
+                    Vector3::new(rng.random(), rng.random(), rng.random()) * 3.0,
+                ),
+            );
+            let b = shape(&mut rng).transformed(&pose);
+            let offset = Vector3::new(rng.random(), rng.random(), rng.random()) * 0.3;
+            let towards = Vector3::new(rng.random(), rng.random(), rng.random());
+            let (with, without) = (
+                gjk_run(&a, &b, &offset, &towards, true),
+                gjk_run(&a, &b, &offset, &towards, false),
+            );
+            assert_eq!(format!("{with:?}"), format!("{without:?}"), "trial {trial}");
+        }
     }
 }

@@ -12,7 +12,7 @@
 //! (distance), [`interior`] (Chebyshev centre LP), [`intersection`] (polar-dual
 //! intersection), [`clip`] (the fast path of the intersection for pairs in general
 //! position: A clipped by B's planes), [`contact`](mod@contact) (point, normal, area, gap), [`sparsify`](mod@sparsify) and
-//! [`generate`] (seeded shapes).
+//! [`generate`] (seeded shapes), [`surface`] (the intersection surface read in place).
 //!
 //! # Deviations from Solfec's documented algorithm (reference 000)
 //!
@@ -53,6 +53,7 @@ pub mod mass;
 mod plane_cut;
 pub mod polyhedron;
 pub mod sparsify;
+pub mod surface;
 
 pub use contact::{contact, Contact, ContactKind, ContactOptions, GEOMETRIC_EPSILON};
 pub use error::{ConvexError, IntersectionError};
@@ -63,3 +64,4 @@ pub use intersection::{intersect, intersect_exact, FaceSource, Intersection};
 pub use mass::{MassProperties, PrincipalFrame};
 pub use polyhedron::{Face, Polyhedron};
 pub use sparsify::{sparsify, SparsifyCandidate, SparsifyParams};
+pub use surface::Surface;

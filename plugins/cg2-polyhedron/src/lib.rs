@@ -39,8 +39,11 @@ pub mod sphere;
 pub mod support;
 pub mod wall;
 
-use dem_api::convex::{contact, intersect, ContactOptions, IntersectionError, GEOMETRIC_EPSILON};
-use dem_api::nalgebra::Vector3;
+use dem_api::convex::clip::clip_then;
+use dem_api::convex::{
+    contact, intersect_exact, ContactOptions, IntersectionError, Surface, GEOMETRIC_EPSILON,
+};
+use dem_api::nalgebra::{Point3, Vector3};
 use dem_api::sdk::{Geometry, Param};
 use dem_api::{BodyView, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
@@ -249,25 +252,22 @@ impl PolyPoly {
                     Definition::Solfec => {
                         contact(a, b, &opts).map(|c| (c.point, c.normal, c.gap, c.area))
                     }
-                    Definition::Potential => match intersect(a, b, opts.epsilon) {
-                        Ok(inter) => Ok(match potential::potential_contact(a, b, &inter) {
-                            Some(c) => (c.point, c.normal, c.gap, c.area),
-                            // No depth: touching, no force.
-                            None => {
-                                let d = b2.pos.na() - b1.pos.na();
-                                let n = if d.norm() > 0.0 {
-                                    d.normalize()
-                                } else {
-                                    Vector3::z()
-                                };
-                                (inter.centre.point, n, 0.0, 0.0)
-                            }
-                        }),
-                        Err(IntersectionError::Touching { point, normal, .. }) => {
-                            Ok((point, normal, 0.0, 0.0))
+                    Definition::Potential => {
+                        // As `intersect` would find it: clipped in place, else the exact
+                        // path.
+                        match clip_then(a, b, opts.epsilon, |view| {
+                            potential_term(a, b, view, b1, b2)
+                        }) {
+                            Some(t) => Ok(t),
+                            None => match intersect_exact(a, b, opts.epsilon) {
+                                Ok(inter) => Ok(potential_term(a, b, &inter, b1, b2)),
+                                Err(IntersectionError::Touching { point, normal, .. }) => {
+                                    Ok((point, normal, 0.0, 0.0))
+                                }
+                                Err(e) => Err(e),
+                            },
                         }
-                        Err(e) => Err(e),
-                    },
+                    }
                 }
             });
         match found {
@@ -297,6 +297,31 @@ impl PolyPoly {
                 );
                 Err(format!("polyhedron contact failed: {e}"))
             }
+        }
+    }
+}
+
+/// Point, normal, gap and area of the potential contact of the posed bodies `a`, `b`
+/// with intersection surface `inter`; touching (no depth): the interior point, the
+/// direction from centre to centre, gap and area 0.
+fn potential_term(
+    a: &dem_api::convex::Polyhedron,
+    b: &dem_api::convex::Polyhedron,
+    inter: &impl Surface,
+    b1: &BodyView<'_>,
+    b2: &BodyView<'_>,
+) -> (Point3<f64>, Vector3<f64>, f64, f64) {
+    match potential::potential_contact(a, b, inter) {
+        Some(c) => (c.point, c.normal, c.gap, c.area),
+        // No depth: touching, no force.
+        None => {
+            let d = b2.pos.na() - b1.pos.na();
+            let n = if d.norm() > 0.0 {
+                d.normalize()
+            } else {
+                Vector3::z()
+            };
+            (Point3::from(inter.interior_point()), n, 0.0, 0.0)
         }
     }
 }

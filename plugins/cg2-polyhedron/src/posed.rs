@@ -15,16 +15,23 @@ use std::cell::RefCell;
 /// Place `shape` at `pos` (m) with orientation `ori` into `out`, reusing its buffers.
 pub fn pose_into(shape: &PolyhedronShape, pos: &Vec3, ori: &Quat, out: &mut Polyhedron) {
     let (x, q) = (pos.na(), ori.unit());
+    // The record's slices once (each face's list is the `shape.face(k)` slice).
+    let (planes, face_vertices) = (shape.planes(), shape.face_vertices());
     out.refill_trusted(
         shape
             .vertices()
             .iter()
             .map(|v| Point3::from(x + q * v.na())),
-        shape.planes().len(),
+        planes.len(),
         |k, indices| {
-            let p = shape.planes()[k];
+            let p = &planes[k];
             let normal = q * p.normal.na();
-            indices.extend(shape.face(k).iter().map(|&i| i as usize));
+            let first = p.first as usize;
+            indices.extend(
+                face_vertices[first..first + p.count as usize]
+                    .iter()
+                    .map(|&i| i as usize),
+            );
             (normal, p.offset + normal.dot(x))
         },
     );

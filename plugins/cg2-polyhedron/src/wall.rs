@@ -58,6 +58,26 @@ impl Geometry for WallPolyhedron {
     }
 
     fn geom(&self, wall: &BodyView<'_>, body: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
+        self.term(wall, body, distance, true)
+    }
+}
+
+/// Margin of the lowest-vertex rejection, relative to the body's bounding radius plus the
+/// distances of its centre and of the wall's origin from the origin (the scale of the
+/// world coordinates' round-off): the two ways of computing a vertex's height above the
+/// plane differ by a few ulps of that.
+const CULL_MARGIN: f64 = 1e-9;
+
+impl WallPolyhedron {
+    /// The term, with (`cull`) or without the rejection by the lowest vertex found from
+    /// the body-frame vertices (the same result either way: see the test).
+    fn term(
+        &self,
+        wall: &BodyView<'_>,
+        body: &BodyView<'_>,
+        distance: f64,
+        cull: bool,
+    ) -> Option<RawGeom> {
         let w = wall.shape.wall()?;
         let shape = body.shape.polyhedron()?;
         let plane_normal = wall.ori.unit() * w.normal.na();
@@ -72,6 +92,19 @@ impl Geometry for WallPolyhedron {
         // Cheap rejection by the bounding sphere.
         if side * sense - shape.bounding_radius >= distance {
             return None;
+        }
+        // Exact rejection by the height of the lowest vertex over the plane, from the
+        // body-frame vertices (no posed body): beyond `distance` by a margin far above
+        // the round-off, the posed body's lowest vertex is beyond it too, and the
+        // computation below returns `None`.
+        if cull {
+            let lowest =
+                crate::support::bound(shape, &body.pos, &body.ori, &n, false) - n.dot(origin);
+            let margin =
+                CULL_MARGIN * (shape.bounding_radius + body.pos.na().norm() + origin.norm());
+            if lowest >= distance + margin {
+                return None;
+            }
         }
         crate::posed::with_posed(shape, &body.pos, &body.ori, |poly| {
             let s: Vec<f64> = poly
@@ -112,5 +145,80 @@ impl Geometry for WallPolyhedron {
                 weight: 1.0,
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dem_api::convex::generate::rock;
+    use dem_api::nalgebra::UnitQuaternion;
+    use dem_api::{PolyhedronData, Quat, ShapeView, Vec3, WallShape};
+
+    /// Rocks turning and moving through a wall (one-sided and two-sided, tilted, away
+    /// from the origin): the term is the same to the bit with and without the rejection
+    /// by the lowest vertex, and the rejection does fire.
+    #[test]
+    fn the_lowest_vertex_rejection_changes_no_result() {
+        let data = PolyhedronData::of(
+            &rock(7, 20, Vector3::new(0.6, 0.5, 0.4))
+                .unwrap()
+                .to_principal()
+                .0,
+        );
+        let rec = unsafe { data.record() };
+        let (mut rejected, mut terms) = (0, 0);
+        for sense in [1, 0, -1] {
+            let normal = Vector3::new(0.1, -0.2, 1.0).normalize();
+            let w = WallShape {
+                normal: Vec3::new(normal.x, normal.y, normal.z),
+                sense,
+            };
+            let wall = BodyView {
+                pos: Vec3::new(5.0, -2.0, 1.0),
+                ori: Quat::IDENTITY,
+                vel: Vec3::ZERO,
+                angvel: Vec3::ZERO,
+                shape: ShapeView::of_wall(&w),
+            };
+            for i in 0..400 {
+                let t = i as f64;
+                let u = UnitQuaternion::from_scaled_axis(Vector3::new(0.9, -0.3, 0.5) * t);
+                let h = 0.7 * (0.05 * t).sin();
+                let p = Vector3::new(5.0 + (0.3 * t).sin(), -2.0, 1.0) + normal * h;
+                let body = BodyView {
+                    pos: Vec3::new(p.x, p.y, p.z),
+                    ori: Quat {
+                        i: u.i,
+                        j: u.j,
+                        k: u.k,
+                        w: u.w,
+                    },
+                    shape: ShapeView::of_polyhedron(&rec),
+                    ..wall
+                };
+                for distance in [0.0, 0.05] {
+                    let with = WallPolyhedron.term(&wall, &body, distance, true);
+                    let without = WallPolyhedron.term(&wall, &body, distance, false);
+                    assert_eq!(format!("{with:?}"), format!("{without:?}"), "{sense} {i}");
+                    terms += usize::from(with.is_some());
+                    // The rejection's own test, for the wall facing along `normal`.
+                    let lowest = crate::support::bound(&rec, &body.pos, &body.ori, &normal, false)
+                        - normal.dot(wall.pos.na());
+                    let side = normal.dot(&(p - wall.pos.na()));
+                    rejected += usize::from(
+                        sense == 1
+                            && side < rec.bounding_radius + distance
+                            && lowest > distance + 1e-6,
+                    );
+                }
+            }
+        }
+        println!("{terms} terms, {rejected} rejected");
+        assert!(terms > 300, "{terms} terms");
+        assert!(
+            rejected > 50,
+            "{rejected} rejected within the bounding sphere"
+        );
     }
 }
