@@ -1,7 +1,7 @@
-//! The same scene on 1 and 2 threads gives bitwise-identical trajectories: spheres in a
-//! box, and overlapping polyhedra. So does the same scene with another Verlet skin: the
-//! broad phase's candidate set and rebuild steps (hence the order of the contact list)
-//! change, the physics does not.
+//! The same scene on 1 and 2 threads gives bitwise-identical trajectories (and ledger):
+//! spheres in a box, and overlapping polyhedra. So do the trajectories of the same scene
+//! with another Verlet skin: the broad phase's candidate set and rebuild steps (hence the
+//! order of the contact list) change, the physics does not.
 
 use dem_verification::sim_from_text;
 
@@ -20,14 +20,14 @@ const SCENE: &str = r#"Scene(
     contacts: (skin: SKIN, reorder: REORDER),
 )"#;
 
-fn run(threads: usize) -> (Vec<[u64; 6]>, (usize, usize)) {
+fn run(threads: usize) -> (Vec<[u64; 6]>, (usize, usize), Vec<u64>) {
     run_with(threads, 0.2, 1000)
 }
 
 /// The scene with a Verlet skin of `skin` radii and a Morton reordering every `reorder`
 /// steps, on `threads` threads: the particles' positions and velocities as bits, the live
-/// contacts and the candidate pairs.
-fn run_with(threads: usize, skin: f64, reorder: u64) -> (Vec<[u64; 6]>, (usize, usize)) {
+/// contacts and the candidate pairs, and the ledger's row as bits.
+fn run_with(threads: usize, skin: f64, reorder: u64) -> (Vec<[u64; 6]>, (usize, usize), Vec<u64>) {
     let scene = SCENE
         .replace("SKIN", &skin.to_string())
         .replace("REORDER", &reorder.to_string());
@@ -45,14 +45,19 @@ fn run_with(threads: usize, skin: f64, reorder: u64) -> (Vec<[u64; 6]>, (usize, 
                 [x.x, x.y, x.z, v.x, v.y, v.z].map(f64::to_bits)
             })
             .collect();
-        (state, (sim.contacts.active(), sim.contacts.slots.len()))
+        let ledger = sim.ledger.row().map(f64::to_bits).to_vec();
+        (
+            state,
+            (sim.contacts.active(), sim.contacts.slots.len()),
+            ledger,
+        )
     })
 }
 
 #[test]
 fn one_and_two_threads_agree_bitwise() {
-    let (one, (contacts, slots)) = run(1);
-    let (two, _) = run(2);
+    let (one, (contacts, slots), ledger_one) = run(1);
+    let (two, _, ledger_two) = run(2);
     // Several chunks (256 each) of candidate pairs and of contacts, so that the two
     // threads really share the work.
     assert!(
@@ -60,14 +65,18 @@ fn one_and_two_threads_agree_bitwise() {
         "only {slots} candidate pairs and {contacts} contacts"
     );
     assert!(one == two, "trajectories differ between 1 and 2 threads");
+    assert_eq!(
+        ledger_one, ledger_two,
+        "ledgers differ between 1 and 2 threads"
+    );
 }
 
 #[test]
 fn the_skin_changes_no_bit() {
     // Without reordering: a reordering is due at the first rebuild some steps after the
     // last, which the skin moves, and storage order is part of the sums' order.
-    let (thin, (contacts, slots)) = run_with(1, 0.1, 0);
-    let (thick, (_, more)) = run_with(1, 1.0, 0);
+    let (thin, (contacts, slots), ledger_thin) = run_with(1, 0.1, 0);
+    let (thick, (_, more), ledger_thick) = run_with(2, 1.0, 0);
     // Contacts begin and end between rebuilds, so that the list is in another order than
     // the slots (appended, and moved into the places of ended ones).
     assert!(
@@ -75,6 +84,15 @@ fn the_skin_changes_no_bit() {
         "{slots} / {more} candidate pairs"
     );
     assert!(thin == thick, "trajectories differ between skins 0.1 and 1");
+    // The ledger's contact terms are summed per chunk of the list, in its order: the skin
+    // changes their last bits, no more.
+    for (x, y) in ledger_thin.iter().zip(&ledger_thick) {
+        let (x, y) = (f64::from_bits(*x), f64::from_bits(*y));
+        assert!(
+            (x - y).abs() <= 1e-12 * x.abs().max(1e-9),
+            "ledger {x} against {y}"
+        );
+    }
 }
 
 /// `n × n × m` unit-ish polyhedra (cubes and octahedra of 1 cm, each turned by its own
