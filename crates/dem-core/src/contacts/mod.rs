@@ -561,12 +561,12 @@ impl Contacts {
             let (force, torque) =
                 unsafe { (forces.take(mine.clone()), torques.take(mine.clone())) };
             crate::integrator::weigh(gravity, &mass[mine], force, torque);
-            for k in held.in_slot_order() {
+            held.each(|k| {
                 let [b1, b2] = bodies[k as usize];
                 // Ids below `lo` (and `NONE`) wrap to values past the range.
                 let (i1, i2) = (b1.wrapping_sub(lo) as usize, b2.wrapping_sub(lo) as usize);
                 if i1 >= force.len() && i2 >= force.len() {
-                    continue;
+                    return;
                 }
                 let c = &list[k as usize];
                 if i2 < force.len() {
@@ -577,7 +577,7 @@ impl Contacts {
                     force[i1] -= c.force;
                     torque[i1] += c.torque[0];
                 }
-            }
+            });
         });
         let mut t = ContactTotals::default();
         for x in &self.gather.totals {
