@@ -9,6 +9,7 @@ pub mod flow;
 pub mod impact;
 pub mod mesh;
 pub mod polyhedra;
+pub mod ranks;
 pub mod reference;
 
 use dem_core::{PluginSet, Scene, Simulation};

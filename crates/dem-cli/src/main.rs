@@ -12,6 +12,7 @@ mod progress;
 mod record;
 mod session;
 mod summary;
+mod world;
 
 use clap::{Args, Parser, Subcommand};
 // The run's output files and the plugin catalogue are dem-core's (shared with the Python
@@ -23,6 +24,7 @@ use record::RunRecord;
 use session::Outcome;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use world::World;
 
 #[derive(Parser)]
 #[command(
@@ -205,7 +207,12 @@ fn finish(outcome: Outcome) -> ExitCode {
     }
 }
 
-fn run(scene_path: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode, DemError> {
+fn run(
+    scene_path: &Path,
+    opts: &RunArgs,
+    extra: &[PathBuf],
+    world: &World,
+) -> Result<ExitCode, DemError> {
     let scene = Scene::load(scene_path)?;
     let plugins = load_plugins(extra, Some(&scene))?;
     let name = scene_path
@@ -217,8 +224,13 @@ fn run(scene_path: &Path, opts: &RunArgs, extra: &[PathBuf]) -> Result<ExitCode,
         .unwrap_or_else(|| PathBuf::from("out").join(name));
     let options = opts.options(dir);
     let outcome = in_pool(opts.threads, || {
-        let sim = Simulation::new(scene, &plugins)?;
-        announce(&sim, scene_path);
+        let mut sim = Simulation::new(scene, &plugins)?;
+        if let Some(exchange) = world.exchange() {
+            sim.distribute(exchange)?;
+        }
+        if world.rank() == 0 {
+            announce(&sim, scene_path);
+        }
         let record = RunRecord {
             id: ownership::new_id(),
             ..RunRecord::default()
@@ -233,6 +245,7 @@ fn resume(
     opts: &RunArgs,
     force: bool,
     extra: &[PathBuf],
+    world: &World,
 ) -> Result<ExitCode, DemError> {
     let ck = Checkpoint::read(file)?;
     note_scene_file(&ck);
@@ -249,10 +262,15 @@ fn resume(
             .unwrap_or(Path::new("."))
             .to_path_buf()
     });
-    ownership::claim_for_resume(&dir, &record.id, file, force)?;
+    if world.rank() == 0 {
+        ownership::claim_for_resume(&dir, &record.id, file, force)?;
+    }
     let options = opts.options(dir);
     let outcome = in_pool(opts.threads, || {
-        let sim = ck.restore(scene, &plugins, file)?;
+        let mut sim = ck.restore(scene, &plugins, file)?;
+        if let Some(exchange) = world.exchange() {
+            sim.distribute(exchange)?;
+        }
         tracing::info!(
             "{}: resuming at step {} of {} (t = {:.6e} s)",
             file.display(),
@@ -406,10 +424,21 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
+    let world = match &cli.command {
+        Command::Run { .. } | Command::Resume { .. } => World::start(),
+        _ => Ok(World::alone()),
+    };
+    let world = match world {
+        Ok(w) => w,
+        Err(e) => {
+            progress::say(format_args!("error: {e}"));
+            return ExitCode::FAILURE;
+        }
+    };
     let result = match &cli.command {
         Command::Run { scene, opts } => {
             session::handle_interrupts();
-            run(scene, opts, &cli.plugin)
+            run(scene, opts, &cli.plugin, &world)
         }
         Command::Resume {
             checkpoint,
@@ -417,7 +446,7 @@ fn main() -> ExitCode {
             force,
         } => {
             session::handle_interrupts();
-            resume(checkpoint, opts, *force, &cli.plugin)
+            resume(checkpoint, opts, *force, &cli.plugin, &world)
         }
         Command::Check { scene } => check(scene, &cli.plugin).map(|()| ExitCode::SUCCESS),
         Command::Plugins { json } => plugins(&cli.plugin, *json).map(|()| ExitCode::SUCCESS),
@@ -459,7 +488,19 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            progress::say(format_args!("error: {e}"));
+            // Among ranks, an error passed on by another rank: that rank tells it (rank 0
+            // too), and every rank has stopped.
+            let told = matches!(&e, DemError::Rank { rank, .. } if *rank != world.rank());
+            if world.size() == 1 {
+                progress::say(format_args!("error: {e}"));
+            } else if !told || world.rank() == 0 {
+                progress::say(format_args!("error (rank {}): {e}", world.rank()));
+            }
+            if !told {
+                // The other ranks may not know of it (a file this rank could not write):
+                // stop them all.
+                world.abort(1);
+            }
             ExitCode::FAILURE
         }
     }

@@ -92,14 +92,18 @@ pub fn record_of(ck: &Checkpoint, path: &Path) -> Result<RunRecord, DemError> {
     })
 }
 
+/// Writes the checkpoint (among ranks: every rank calls it, rank 0 writes).
 fn save(
-    sim: &Simulation,
+    sim: &mut Simulation,
     plugins: &PluginSet,
     record: &RunRecord,
     path: &Path,
 ) -> Result<(), DemError> {
     let extra = postcard::to_stdvec(record).expect("a run record always encodes");
-    let bytes = Checkpoint::capture(sim, plugins, extra).to_bytes();
+    let bytes = sim.as_one_process(|sim| Checkpoint::capture(sim, plugins, extra).to_bytes())?;
+    if !sim.writes() {
+        return Ok(());
+    }
     write_durable(path, &bytes).map_err(|e| {
         // The previous checkpoint is replaced only by a complete one: it is still there.
         let previous = match Checkpoint::read(path) {
@@ -132,20 +136,24 @@ pub fn drive(
     opts: &Options,
 ) -> Result<Outcome, DemError> {
     let dir = &opts.dir;
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    crate::ownership::write_id(dir, &record.id)?;
-    let csv = dir.join("energy.csv");
+    // Among ranks, rank 0 writes and reports; the others step with it.
+    let writes = sim.writes();
     let checkpoint = dir.join(CHECKPOINT);
-    remove_stale_temporary(&checkpoint);
+    if writes {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        crate::ownership::write_id(dir, &record.id)?;
+        remove_stale_temporary(&checkpoint);
+    }
     let every = sim.scene.output.every.max(1);
-    let progress = Progress::start(opts.mode, sim.step, sim.end_step);
+    let mode = if writes { opts.mode } else { Mode::Quiet };
+    let progress = Progress::start(mode, sim.step, sim.end_step);
     let (start, first_step, wall_before) = (Instant::now(), sim.step, record.wall);
     let mut checkpoints = 0;
     // From here a signal is answered with a checkpoint at the end of the step.
     STEPPING.store(true, Ordering::SeqCst);
     if sim.step == 0 && record.frames.is_empty() {
         record.frames.push((0, sim.time));
-        write_vtk(dir, &sim, &record.frames)?;
+        frame(dir, &mut sim, &record.frames)?;
     }
     while sim.step < sim.end_step {
         let t = sim.time;
@@ -155,7 +163,7 @@ pub fn drive(
             if let Err(e) = sim.step_or_restore() {
                 progress.finish();
                 record.wall = wall_before + start.elapsed().as_secs_f64();
-                save(&sim, plugins, &record, &checkpoint)?;
+                save(&mut sim, plugins, &record, &checkpoint)?;
                 tracing::error!(
                     "checkpoint of step {} (the last good state) written to {}",
                     sim.step,
@@ -170,49 +178,57 @@ pub fn drive(
         progress.step();
         if (sim.step - 1).is_multiple_of(every) || sim.step == sim.end_step {
             record.energy.push((sim.step - 1, t, sim.ledger));
-            write_atomic(&csv, energy_csv(&record.energy).as_bytes()).map_err(io(&csv))?;
-            if let Some(row) = stress_row(sim.step - 1, t, &sim) {
-                record.stress.push(row);
-                let path = dir.join("stress.csv");
-                write_atomic(&path, stress_csv(&record.stress).as_bytes()).map_err(io(&path))?;
+            let stress = match sim.scene.output.stress.is_some() {
+                true => sim.as_one_process(|sim| stress_row(sim.step - 1, t, sim))?,
+                false => None,
+            };
+            if writes {
+                write_rows(dir, &sim, &mut record, t, stress)?;
+                let rate = (sim.step - first_step) as f64 / start.elapsed().as_secs_f64();
+                let (contacts, total) = (sim.live_contacts, sim.ledger.total());
+                progress.report(sim.step, sim.end_step, sim.time, contacts, total, rate);
             }
-            if sim.flow.any() {
-                record.flow.extend(flow_rows(sim.step - 1, t, &sim));
-                let path = dir.join("flow.csv");
-                write_atomic(&path, flow_csv(&record.flow).as_bytes()).map_err(io(&path))?;
-            }
-            if !sim.meshes.is_empty() {
-                record.meshes.extend(mesh_rows(sim.step - 1, t, &sim));
-                let path = dir.join("meshes.csv");
-                write_atomic(&path, meshes_csv(&record.meshes).as_bytes()).map_err(io(&path))?;
-            }
-            let rate = (sim.step - first_step) as f64 / start.elapsed().as_secs_f64();
-            let (contacts, total) = (sim.contacts.active(), sim.ledger.total());
-            progress.report(sim.step, sim.end_step, sim.time, contacts, total, rate);
         }
         // Frames at the steps of the energy rows (positions at that step), and the last.
         if sim.step.is_multiple_of(every) || sim.step == sim.end_step {
             record.frames.push((sim.step, sim.time));
-            write_vtk(dir, &sim, &record.frames)?;
+            frame(dir, &mut sim, &record.frames)?;
         }
         let due = opts
             .checkpoint_every
             .is_some_and(|n| sim.step.is_multiple_of(n.max(1)) && sim.step < sim.end_step);
+        // Ranks see a signal at different steps: they ask each other every 100 steps (an
+        // exchange each step would cost more than the check), and stop together.
         let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+        let interrupted = match sim.ranks() {
+            Some(r) if sim.step.is_multiple_of(100) || sim.step == sim.end_step => {
+                r.any(interrupted)
+            }
+            Some(_) => false,
+            None => interrupted,
+        };
         if due || interrupted {
             record.wall = wall_before + start.elapsed().as_secs_f64();
-            save(&sim, plugins, &record, &checkpoint)?;
+            save(&mut sim, plugins, &record, &checkpoint)?;
             checkpoints += 1;
         }
         if interrupted {
             progress.finish();
-            report_interrupt(opts.mode, sim.step, &checkpoint);
+            if writes {
+                report_interrupt(opts.mode, sim.step, &checkpoint);
+            }
             return Ok(Outcome::Interrupted);
         }
     }
     STEPPING.store(false, Ordering::SeqCst);
     progress.finish();
-    let particles = write_particles(dir, &sim)?;
+    let particles = sim.as_one_process(|sim| match sim.writes() {
+        true => write_particles(dir, sim).map(Some),
+        false => Ok(None),
+    })??;
+    let Some(particles) = particles else {
+        return Ok(Outcome::Done);
+    };
     let png = dir.join("energy.png");
     if let Err(e) = crate::plot::energy_png(&png, &record.energy) {
         tracing::warn!("cannot draw the energy plot: {e}");
@@ -230,6 +246,44 @@ pub fn drive(
     let files = files_written(dir, &record, &particles, &png, &streams, checkpoints > 0);
     crate::summary::print(opts.mode, &sim, &record, &session, dir, &files);
     Ok(Outcome::Done)
+}
+
+/// Writes the VTK frames of this step (`frames`: every frame's step and time, this one
+/// last). The contacts' frame reads every contact: among ranks, they are put together and
+/// rank 0 writes.
+fn frame(dir: &Path, sim: &mut Simulation, frames: &[(u64, f64)]) -> Result<(), DemError> {
+    sim.as_one_process(|sim| match sim.writes() {
+        true => write_vtk(dir, sim, frames),
+        false => Ok(()),
+    })?
+}
+
+/// Writes the rows of an output step (`t`: its time): energy, stress, flow and meshes.
+fn write_rows(
+    dir: &Path,
+    sim: &Simulation,
+    record: &mut RunRecord,
+    t: f64,
+    stress: Option<crate::output::StressRow>,
+) -> Result<(), DemError> {
+    let csv = dir.join("energy.csv");
+    write_atomic(&csv, energy_csv(&record.energy).as_bytes()).map_err(io(&csv))?;
+    if let Some(row) = stress {
+        record.stress.push(row);
+        let path = dir.join("stress.csv");
+        write_atomic(&path, stress_csv(&record.stress).as_bytes()).map_err(io(&path))?;
+    }
+    if sim.flow.any() {
+        record.flow.extend(flow_rows(sim.step - 1, t, sim));
+        let path = dir.join("flow.csv");
+        write_atomic(&path, flow_csv(&record.flow).as_bytes()).map_err(io(&path))?;
+    }
+    if !sim.meshes.is_empty() {
+        record.meshes.extend(mesh_rows(sim.step - 1, t, sim));
+        let path = dir.join("meshes.csv");
+        write_atomic(&path, meshes_csv(&record.meshes).as_bytes()).map_err(io(&path))?;
+    }
+    Ok(())
 }
 
 /// Removes the temporary file a checkpoint write killed midway left beside `checkpoint`

@@ -38,12 +38,14 @@ pub fn print(
             "wall_time": record.wall,
             "session_wall_time": s.wall,
             "particle_steps_per_second": rate,
-            "contacts": { "min": cmin, "mean": cmean, "max": cmax, "final": sim.contacts.active() },
+            "contacts": { "min": cmin, "mean": cmean, "max": cmax, "final": sim.live_contacts },
             "broad_phase_rebuilds": sim.verlet.rebuilds,
             "ledger_balance_error": drift,
             "ledger_balance_error_relative": relative,
             "energy_total": l.total(),
             "checkpoints_written": s.checkpoints,
+            "ranks": sim.ranks().map_or(1, |r| r.size()),
+            "exchange_time": sim.timing.exchange,
             "output_dir": dir.display().to_string(),
             "files": files,
         })),
@@ -54,7 +56,7 @@ pub fn print(
                 let at: Vec<String> = record.resumed_at.iter().map(u64::to_string).collect();
                 format!(" (resumed at step {})", at.join(", "))
             };
-            let rows = [
+            let mut rows = vec![
                 ("steps", format!("{}{resumed}", sim.step)),
                 ("simulated time", format!("{:.6e} s", sim.time)),
                 (
@@ -66,7 +68,7 @@ pub fn print(
                     "contacts min/mean/max",
                     format!(
                         "{cmin} / {cmean:.3} / {cmax} (now {}, {} broad-phase rebuilds)",
-                        sim.contacts.active(),
+                        sim.live_contacts,
                         sim.verlet.rebuilds
                     ),
                 ),
@@ -87,6 +89,18 @@ pub fn print(
                 ),
                 ("checkpoints written", s.checkpoints.to_string()),
             ];
+            if let Some(r) = sim.ranks() {
+                let share = sim.timing.exchange / sim.timing.total().max(1e-9);
+                rows.push((
+                    "ranks",
+                    format!(
+                        "{}; rank 0 spent {:.2} s exchanging ({:.1} % of its step time)",
+                        r.size(),
+                        sim.timing.exchange,
+                        100.0 * share
+                    ),
+                ));
+            }
             crate::progress::print(format_args!("run summary"));
             for (k, v) in rows {
                 crate::progress::print(format_args!("  {k:<22} {v}"));

@@ -81,4 +81,13 @@ pub enum DemError {
         /// By how much, against what.
         what: String,
     },
+    /// One of the ranks running the simulation failed (its message), or the simulation
+    /// cannot be shared among ranks (see [`crate::ranks`]).
+    #[error("rank {rank}: {message}")]
+    Rank {
+        /// The rank's number, from 0.
+        rank: usize,
+        /// What failed, and why.
+        message: String,
+    },
 }

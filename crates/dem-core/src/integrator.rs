@@ -119,66 +119,94 @@ impl Integrator {
     /// [`Integrator::step`] with the chunks shared among the members of `team`.
     #[must_use]
     pub fn step_in(&self, p: &mut Particles, ledger: &mut Ledger, team: &Team) -> bool {
-        let n = p.len();
-        let chunks = n.div_ceil(CHUNK);
         // The per-chunk sums go into a buffer that the calling thread keeps, so that a step
         // allocates nothing.
         thread_local! {
-            static SUMS: std::cell::RefCell<Vec<Energies>> = const { std::cell::RefCell::new(Vec::new()) };
+            static SUMS: std::cell::RefCell<Vec<ChunkEnergies>> = const { std::cell::RefCell::new(Vec::new()) };
         }
         let mut sums = SUMS.take();
-        sums.clear();
-        sums.resize_with(chunks, Energies::default);
-        {
-            let (pos, vel) = (Parts::new(&mut p.pos[..n]), Parts::new(&mut p.vel[..n]));
-            let (ori, angvel) = (Parts::new(&mut p.ori[..n]), Parts::new(&mut p.angvel[..n]));
-            let energies = Parts::new(&mut sums);
-            let (mass, inertia, force, torque, blocked) = (
-                &p.mass[..n],
-                &p.inertia[..n],
-                &p.force[..n],
-                &p.torque[..n],
-                &p.blocked[..n],
-            );
-            team.run(|t| {
-                let mine = team.range(chunks, t);
-                // SAFETY: the members' chunk runs are disjoint, and so are their particles.
-                let out = unsafe { energies.take(mine.clone()) };
-                for (k, e) in mine.zip(out) {
-                    let r = k * CHUNK..(k * CHUNK + CHUNK).min(n);
-                    let c = unsafe {
-                        Chunk {
-                            pos: pos.take(r.clone()),
-                            vel: vel.take(r.clone()),
-                            ori: ori.take(r.clone()),
-                            angvel: angvel.take(r.clone()),
-                            mass: &mass[r.clone()],
-                            inertia: &inertia[r.clone()],
-                            force: &force[r.clone()],
-                            torque: &torque[r.clone()],
-                            blocked: &blocked[r],
-                        }
-                    };
-                    *e = self.advance(c);
-                }
-            });
-        }
-        let mut e = Energies::default();
-        for x in &sums {
-            e.probe += x.probe;
-            e.kinetic += x.kinetic;
-            e.rotational += x.rotational;
-            e.potential += x.potential;
-            e.nonviscous += x.nonviscous;
-            e.boundary_work += x.boundary_work;
-        }
-        ledger.kinetic = e.kinetic;
-        ledger.rotational = e.rotational;
-        ledger.potential = e.potential;
-        ledger.nonviscous += e.nonviscous;
-        ledger.boundary_work += e.boundary_work;
+        self.advance_in(p, team, &mut sums, None);
+        let finite = Integrator::book(&sums, ledger);
         SUMS.set(sums);
-        e.probe.is_finite()
+        finite
+    }
+
+    /// Advances velocities and positions by one step, and puts in `sums` the energies of
+    /// each chunk of [`CHUNK`] particles: see [`Integrator::book`]. With `only`, the chunks
+    /// it marks alone (the others keep their state, and zero sums).
+    pub(crate) fn advance_in(
+        &self,
+        p: &mut Particles,
+        team: &Team,
+        sums: &mut Vec<ChunkEnergies>,
+        only: Option<&[bool]>,
+    ) {
+        let n = p.len();
+        let chunks = n.div_ceil(CHUNK);
+        sums.clear();
+        sums.resize(chunks, [0.0; 6]);
+        let (pos, vel) = (Parts::new(&mut p.pos[..n]), Parts::new(&mut p.vel[..n]));
+        let (ori, angvel) = (Parts::new(&mut p.ori[..n]), Parts::new(&mut p.angvel[..n]));
+        let energies = Parts::new(sums);
+        let (mass, inertia, force, torque, blocked) = (
+            &p.mass[..n],
+            &p.inertia[..n],
+            &p.force[..n],
+            &p.torque[..n],
+            &p.blocked[..n],
+        );
+        team.run(|t| {
+            let mine = team.range(chunks, t);
+            // SAFETY: the members' chunk runs are disjoint, and so are their particles.
+            let out = unsafe { energies.take(mine.clone()) };
+            for (k, e) in mine.zip(out) {
+                if only.is_some_and(|only| !only[k]) {
+                    continue;
+                }
+                let r = k * CHUNK..(k * CHUNK + CHUNK).min(n);
+                let c = unsafe {
+                    Chunk {
+                        pos: pos.take(r.clone()),
+                        vel: vel.take(r.clone()),
+                        ori: ori.take(r.clone()),
+                        angvel: angvel.take(r.clone()),
+                        mass: &mass[r.clone()],
+                        inertia: &inertia[r.clone()],
+                        force: &force[r.clone()],
+                        torque: &torque[r.clone()],
+                        blocked: &blocked[r],
+                    }
+                };
+                let x = self.advance(c);
+                *e = [
+                    x.probe,
+                    x.kinetic,
+                    x.rotational,
+                    x.potential,
+                    x.nonviscous,
+                    x.boundary_work,
+                ];
+            }
+        });
+    }
+
+    /// Sums the chunks' energies in chunk order into the ledger's kinetic, rotational and
+    /// potential terms, and adds the step's non-viscous and boundary work. Returns false
+    /// when a new position, velocity or angular velocity may be non-finite.
+    pub(crate) fn book(sums: &[ChunkEnergies], ledger: &mut Ledger) -> bool {
+        let mut e = [0.0; 6];
+        for x in sums {
+            for (e, x) in e.iter_mut().zip(x) {
+                *e += x;
+            }
+        }
+        let [probe, kinetic, rotational, potential, nonviscous, boundary_work] = e;
+        ledger.kinetic = kinetic;
+        ledger.rotational = rotational;
+        ledger.potential = potential;
+        ledger.nonviscous += nonviscous;
+        ledger.boundary_work += boundary_work;
+        probe.is_finite()
     }
 
     /// One chunk of [`Integrator::step`]; returns its energies (the non-viscous and
@@ -296,8 +324,13 @@ impl Integrator {
     }
 }
 
-/// Particles per parallel chunk of the integrator.
-const CHUNK: usize = 1024;
+/// Particles per chunk of the sums over particles: the integrator's energies, and the
+/// contact energies the gather books to particles. Each chunk is summed on its own and the
+/// chunks in order, so that the sums depend on the particles' storage order alone. Small,
+/// because the chunk is also what a rank owns (see [`crate::ranks`]): a scene of a
+/// thousand particles is still shared among several; a member of a team takes a run of
+/// many.
+pub(crate) const CHUNK: usize = 64;
 
 /// The particles of one chunk.
 struct Chunk<'a> {
@@ -311,6 +344,11 @@ struct Chunk<'a> {
     torque: &'a [Vector3<f64>],
     blocked: &'a [Dofs],
 }
+
+/// Energies of a chunk in one step, as [`Integrator::advance_in`] gives them: the probe
+/// (see [`Energies::probe`]), then kinetic, rotational, potential energy, non-viscous
+/// dissipation and boundary work, J.
+pub(crate) type ChunkEnergies = [f64; 6];
 
 /// Energies of a chunk in one step, J.
 #[derive(Default)]

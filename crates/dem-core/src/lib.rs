@@ -37,6 +37,7 @@ pub mod particles;
 pub mod plugins;
 pub mod population;
 pub mod py_record;
+pub mod ranks;
 pub mod region;
 pub mod reorder;
 pub mod rotation;

@@ -7,7 +7,7 @@
 
 use crate::broadphase::VerletList;
 use crate::clump::ClumpBody;
-use crate::contacts::{Contacts, StepContext};
+use crate::contacts::{ContactTotals, Contacts, StepContext};
 use crate::dispatch::Dispatch;
 use crate::energy::Ledger;
 use crate::error::DemError;
@@ -19,6 +19,7 @@ use crate::motion::Prescribed;
 use crate::particles::Particles;
 use crate::plugins::PluginSet;
 use crate::population::{Flow, Watched};
+use crate::ranks::{Exchange, Ranks};
 use crate::reorder::{free_runs, ParticleOrder};
 use crate::scene::{expand_bodies, Duration, L6Options, Scene, TimeStep};
 use crate::team::{Parts, Team};
@@ -108,6 +109,8 @@ pub struct Simulation {
     views: Vec<ShapeView<'static>>,
     /// The threads of the parallel phases, as many as the rayon pool the run is in.
     team: Team,
+    /// This process's share when several run the simulation (see [`crate::ranks`]).
+    ranks: Option<Ranks>,
 }
 
 impl Simulation {
@@ -147,6 +150,11 @@ impl Simulation {
             }
         } else if self.verlet.stale_in(p, &self.team) {
             if self.order.due(self.step, self.scene.contacts.reorder) {
+                if let Some(r) = &self.ranks {
+                    // Particles may change owner: every rank takes all contacts first.
+                    let all = r.all_contacts(&self.contacts, &self.verlet.pairs, p, &self.dispatch);
+                    self.contacts = r.agree(all)?;
+                }
                 let cell = self.reorder_cell;
                 if let Some(old_to_new) = self.order.reorder(p, &self.free, cell, self.step) {
                     self.contacts.renumber(&old_to_new);
@@ -157,8 +165,15 @@ impl Simulation {
             }
             self.verlet.rebuild(p, self.reach, self.skin);
             drop_pairs_within_clumps(&mut self.verlet.pairs, &self.clump_of);
-            self.contacts
-                .rebuild(&self.verlet.pairs, p, &self.dispatch)?;
+            match &self.ranks {
+                None => self
+                    .contacts
+                    .rebuild(&self.verlet.pairs, p, &self.dispatch)?,
+                Some(r) => {
+                    let pairs = r.local_pairs(&self.verlet.pairs);
+                    r.agree(self.contacts.rebuild(&pairs, p, &self.dispatch))?
+                }
+            }
         }
         self.timing.broad_phase += lap(&mut clock);
         let mut views: Vec<ShapeView<'_>> = recycle(std::mem::take(&mut self.views));
@@ -207,6 +222,11 @@ impl Simulation {
                 self.order.id(*b as usize) as u32,
             );
         }
+        if let Some(r) = &self.ranks {
+            let t = Instant::now();
+            processed = r.agree(processed);
+            self.timing.exchange += t.elapsed().as_secs_f64();
+        }
         let [geometry, law] = processed?;
         self.timing.geometry += geometry;
         self.timing.law += law;
@@ -220,11 +240,9 @@ impl Simulation {
             .contacts
             .gather(p, &self.integrator.gravity, &self.team);
         self.timing.gather += lap(&mut clock);
-        self.contact_steps += totals.active as u64;
-        self.live_contacts = totals.active;
-        self.ledger.elastic = totals.elastic;
-        self.ledger.friction += totals.friction;
-        self.ledger.damping += totals.damping;
+        if self.ranks.is_none() {
+            self.book_contacts(&totals);
+        }
         let watched = match self.flow.any() {
             true => self.watch(&fresh, fresh_clumps),
             false => Watched::default(),
@@ -239,7 +257,32 @@ impl Simulation {
             self.ledger.boundary_work += g.control(p, dt);
             self.ledger.boundary_work += g.step_velocities(p, self.time, dt);
         }
-        if !self.integrator.step_in(p, &mut self.ledger, &self.team) {
+        let finite = match &self.ranks {
+            None => self.integrator.step_in(p, &mut self.ledger, &self.team),
+            Some(r) => {
+                let mut sums = Vec::new();
+                self.integrator
+                    .advance_in(p, &self.team, &mut sums, Some(r.moved()));
+                let booked = self.contacts.booked_mut();
+                let mut both: Vec<[f64; 10]> = sums
+                    .iter()
+                    .zip(booked.iter())
+                    .map(|(s, b)| std::array::from_fn(|k| if k < 6 { s[k] } else { b[k - 6] }))
+                    .collect();
+                let t = Instant::now();
+                r.share(p, &mut both);
+                self.timing.exchange += t.elapsed().as_secs_f64();
+                for ((s, b), x) in sums.iter_mut().zip(booked.iter_mut()).zip(&both) {
+                    s.copy_from_slice(&x[..6]);
+                    b.copy_from_slice(&x[6..]);
+                }
+                let mut totals = totals;
+                totals.book(booked);
+                self.book_contacts(&totals);
+                Integrator::book(&sums, &mut self.ledger)
+            }
+        };
+        if !finite {
             self.check_finite()?;
         }
         if !self.clumps.is_empty()
@@ -336,6 +379,85 @@ impl Simulation {
             .iter()
             .map(|m| m.load(&self.particles))
             .collect()
+    }
+
+    /// Books the step's contacts: their energies in the ledger, and their count.
+    fn book_contacts(&mut self, totals: &ContactTotals) {
+        self.contact_steps += totals.active as u64;
+        self.live_contacts = totals.active;
+        self.ledger.elastic = totals.elastic;
+        self.ledger.friction += totals.friction;
+        self.ledger.damping += totals.damping;
+    }
+
+    /// Shares the simulation among several processes, this one being `exchange`'s rank
+    /// (see [`crate::ranks`]); before the first step, or after a restore. Fails for what
+    /// the ranks cannot share yet.
+    pub fn distribute(&mut self, exchange: Box<dyn Exchange>) -> Result<(), DemError> {
+        let refuse = |what: &str| {
+            Err(DemError::Rank {
+                rank: exchange.rank(),
+                message: format!("{what} cannot run on several ranks yet: run it on one"),
+            })
+        };
+        if exchange.size() > 1 {
+            if self.periodic.is_some() {
+                return refuse("a periodic cell");
+            }
+            if !self.clumps.is_empty() {
+                return refuse("a scene with clumps");
+            }
+            if self.flow.any() {
+                return refuse("a scene with inlets or outlets");
+            }
+        }
+        let ranks = Ranks::new(exchange, self.particles.len(), &self.free);
+        let mine: Vec<_> = self
+            .contacts
+            .save()
+            .into_iter()
+            .filter(|c| ranks.is_local(c.a) || ranks.is_local(c.b))
+            .collect();
+        let pairs = ranks.local_pairs(&self.verlet.pairs);
+        self.contacts = Contacts::restore(&pairs, &self.particles, &self.dispatch, &mine).map_err(
+            |message| DemError::Rank {
+                rank: ranks.rank(),
+                message,
+            },
+        )?;
+        self.ranks = Some(ranks);
+        Ok(())
+    }
+
+    /// This process's share, when several run the simulation.
+    pub fn ranks(&self) -> Option<&Ranks> {
+        self.ranks.as_ref()
+    }
+
+    /// Is this the process that writes the outputs (the only one, or rank 0)?
+    pub fn writes(&self) -> bool {
+        self.ranks.as_ref().is_none_or(|r| r.rank() == 0)
+    }
+
+    /// Calls `f` with the simulation as one process holds it: every contact, and every
+    /// particle's force (for a checkpoint, or an output). Among ranks, every rank calls
+    /// it at the same step: they put their contacts and forces together first.
+    pub fn as_one_process<T>(&mut self, f: impl FnOnce(&Simulation) -> T) -> Result<T, DemError> {
+        let Some(r) = &self.ranks else {
+            return Ok(f(self));
+        };
+        r.share_forces(&mut self.particles);
+        let all = r.all_contacts(
+            &self.contacts,
+            &self.verlet.pairs,
+            &self.particles,
+            &self.dispatch,
+        );
+        let all = r.agree(all)?;
+        let mine = std::mem::replace(&mut self.contacts, all);
+        let t = f(self);
+        self.contacts = mine;
+        Ok(t)
     }
 
     /// Runs `n` steps.

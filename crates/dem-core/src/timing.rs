@@ -19,6 +19,9 @@ pub struct PhaseTimes {
     pub gather: f64,
     /// Integration, boundary motion and the finiteness check, s.
     pub integration: f64,
+    /// Of the phases above, the time in the exchanges among ranks (sending, receiving and
+    /// waiting for the others; see [`crate::ranks`]), s.
+    pub exchange: f64,
 }
 
 impl PhaseTimes {

@@ -39,6 +39,7 @@
 pub(crate) mod blocks;
 mod columns;
 mod detect;
+mod gather;
 mod held;
 mod pair_cache;
 mod rebuild;
@@ -50,9 +51,11 @@ use crate::error::DemError;
 use crate::l6geom::{BodyKin, L6State};
 use crate::particles::Particles;
 use crate::scene::L6Options;
-use crate::team::{Parts, Team};
+use crate::team::Team;
 use blocks::{Blocks, HotBlocks};
 use dem_api::{LawOutput, Material, Onset, RawGeom};
+pub use gather::ContactTotals;
+use gather::Gather;
 use held::Held;
 use nalgebra::Vector3;
 pub use saved::{SavedContact, SavedEnd};
@@ -225,30 +228,6 @@ pub struct Contacts {
     step_buffers: step::Buffers,
 }
 
-/// What the law pass leaves for the gather.
-#[derive(Clone, Default)]
-struct Gather {
-    /// Totals, one per chunk of the contact list.
-    totals: Vec<ContactTotals>,
-    /// Body 1 and body 2 of each contact, `NONE` for one that applies no force.
-    bodies: Vec<[u32; 2]>,
-}
-
-/// Events and energy of one step's contacts.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ContactTotals {
-    /// Contacts alive after the step.
-    pub active: usize,
-    /// Contacts that ended in the step (removed at the start of the next).
-    pub ended: usize,
-    /// Elastic energy stored, J.
-    pub elastic: f64,
-    /// Friction dissipation this step, J.
-    pub friction: f64,
-    /// Viscous dissipation this step, J.
-    pub damping: f64,
-}
-
 fn kin(p: &Particles, i: usize) -> BodyKin {
     BodyKin {
         pos: p.pos[i],
@@ -289,13 +268,17 @@ impl Contacts {
         blocks::onset(block, at)
     }
 
-    /// The live contacts with their tracked geometry, in processing order.
+    /// The live contacts with their tracked geometry, in slot order: fixed by the
+    /// particles' storage order, as the gather's (not by the list's history), so that what
+    /// is written of them and summed over them is the same for any skin or number of
+    /// ranks.
     pub fn live_with_geometry(&self) -> impl Iterator<Item = (&Contact, L6State)> {
-        self.list
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.active())
-            .map(|(k, c)| (c, self.geometry(k)))
+        let mut order = Vec::with_capacity(self.list.len());
+        self.held.each(|k| order.push(k as usize));
+        order
+            .into_iter()
+            .filter(|&k| self.list[k].active())
+            .map(|k| (&self.list[k], self.geometry(k)))
     }
 
     /// Number of live contacts.
@@ -511,16 +494,6 @@ impl Contacts {
         self.raw[k] = g;
     }
 
-    /// Gives the forces of the contacts of body `i` to body `to(i)` in the coming gather
-    /// (periodic images hand theirs to the particle they image; see [`crate::images`]).
-    pub(crate) fn redirect_forces(&mut self, to: impl Fn(u32) -> u32) {
-        for b in self.gather.bodies.iter_mut().flatten() {
-            if *b != NONE {
-                *b = to(*b);
-            }
-        }
-    }
-
     /// Every contact, live or ended in the last step, in processing order.
     pub fn list(&self) -> &[Contact] {
         &self.list
@@ -533,60 +506,5 @@ impl Contacts {
             .zip(&self.raw)
             .enumerate()
             .map(|(k, (c, g))| (k, c, g))
-    }
-
-    /// Sets each particle's force to its weight in `gravity` and its torque to zero, adds
-    /// the contact forces, and returns the step's totals (summed per chunk in the law
-    /// pass, then here in chunk order).
-    ///
-    /// Each particle sums its contacts in slot order, that is by functor, law, other
-    /// particle (in storage order) and term: an order fixed by the particles' storage
-    /// order alone, not by the contact list's (which depends on when each contact began
-    /// and which ended before it, hence on the broad phase's rebuilds and the candidate
-    /// set). The particles are cut into one range per member of `team`; each member walks
-    /// the contacts in slot order for its own particles, so that the sums do not depend
-    /// on the number of members either.
-    pub fn gather(&self, p: &mut Particles, gravity: &Vector3<f64>, team: &Team) -> ContactTotals {
-        let n = p.len();
-        let (mass, list, bodies, held) =
-            (&p.mass[..n], &self.list, &self.gather.bodies, &self.held);
-        let (forces, torques) = (
-            Parts::new(&mut p.force[..n]),
-            Parts::new(&mut p.torque[..n]),
-        );
-        team.run(|t| {
-            let mine = team.range(n, t);
-            let lo = mine.start as u32;
-            // SAFETY: the members' particle ranges are disjoint.
-            let (force, torque) =
-                unsafe { (forces.take(mine.clone()), torques.take(mine.clone())) };
-            crate::integrator::weigh(gravity, &mass[mine], force, torque);
-            held.each(|k| {
-                let [b1, b2] = bodies[k as usize];
-                // Ids below `lo` (and `NONE`) wrap to values past the range.
-                let (i1, i2) = (b1.wrapping_sub(lo) as usize, b2.wrapping_sub(lo) as usize);
-                if i1 >= force.len() && i2 >= force.len() {
-                    return;
-                }
-                let c = &list[k as usize];
-                if i2 < force.len() {
-                    force[i2] += c.force;
-                    torque[i2] += c.torque[1];
-                }
-                if i1 < force.len() {
-                    force[i1] -= c.force;
-                    torque[i1] += c.torque[0];
-                }
-            });
-        });
-        let mut t = ContactTotals::default();
-        for x in &self.gather.totals {
-            t.active += x.active;
-            t.ended += x.ended;
-            t.elastic += x.elastic;
-            t.friction += x.friction;
-            t.damping += x.damping;
-        }
-        t
     }
 }

@@ -87,6 +87,36 @@ impl Contacts {
             .collect()
     }
 
+    /// What the last step computed of contact `k` (an index of [`Contacts::list`]), which a
+    /// checkpoint leaves out: the law's output (force, torque, elastic energy, friction,
+    /// damping), the force on body 2 and the torques on the bodies. Ranks that put their
+    /// contacts together for an output send it along (see [`crate::ranks`]).
+    pub fn outputs(&self, k: usize) -> [f64; 18] {
+        let c = &self.list[k];
+        let (o, f, t) = (&c.out, &c.force, &c.torque);
+        [
+            o.force.x, o.force.y, o.force.z, o.torque.x, o.torque.y, o.torque.z, o.elastic,
+            o.friction, o.damping, f.x, f.y, f.z, t[0].x, t[0].y, t[0].z, t[1].x, t[1].y, t[1].z,
+        ]
+    }
+
+    /// Sets what [`Contacts::outputs`] gave of contact `k`.
+    pub fn set_outputs(&mut self, k: usize, v: &[f64; 18]) {
+        let c = &mut self.list[k];
+        c.out = LawOutput {
+            force: dem_api::Vec3::new(v[0], v[1], v[2]),
+            torque: dem_api::Vec3::new(v[3], v[4], v[5]),
+            elastic: v[6],
+            friction: v[7],
+            damping: v[8],
+        };
+        c.force = Vector3::new(v[9], v[10], v[11]);
+        c.torque = [
+            Vector3::new(v[12], v[13], v[14]),
+            Vector3::new(v[15], v[16], v[17]),
+        ];
+    }
+
     /// The slots of the candidate `pairs` with the `saved` contacts in the list again, in
     /// their saved order: the state [`Contacts::save`] was given, for candidate pairs that have
     /// not been rebuilt since. Fails (with a message for a checkpoint error) when a saved

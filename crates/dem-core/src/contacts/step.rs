@@ -6,6 +6,7 @@
 
 use super::blocks::{self, Blocks};
 use super::columns::LawColumns;
+use super::gather::ENDING;
 use super::{Contact, ContactTotals, Gather, StepContext, CHUNK, NONE};
 use crate::dispatch::{GeomEntry, LawEntry};
 use crate::error::DemError;
@@ -388,9 +389,10 @@ fn law_work(
     Ok(())
 }
 
-/// Energies and live count of a chunk after its law call (an ended contact books the
-/// dissipation of its last interval, a gone one nothing), and the bodies each live
-/// contact pushes (body 1, body 2) into `bodies`.
+/// The ended contacts of a chunk after its law call, and what the gather reads of each contact in
+/// `bodies`: the bodies a live contact pushes (body 1, body 2); for one that ended in the
+/// step, `[ENDING | a, NONE]`, pushing nothing and booking the dissipation of its last
+/// interval to its particle `a`; for a gone one `NONE` twice (nothing).
 fn finish_chunk(list: &[Contact], bodies: &mut [[u32; 2]]) -> ContactTotals {
     let mut t = ContactTotals::default();
     for (c, b) in list.iter().zip(bodies) {
@@ -400,11 +402,9 @@ fn finish_chunk(list: &[Contact], bodies: &mut [[u32; 2]]) -> ContactTotals {
         if c.gone {
             continue;
         }
-        t.elastic += c.out.elastic;
-        t.friction += c.out.friction;
-        t.damping += c.out.damping;
-        if !c.ending {
-            t.active += 1;
+        if c.ending {
+            *b = [ENDING | c.a, NONE];
+        } else {
             let (b1, b2) = c.bodies();
             *b = [b1 as u32, b2 as u32];
         }

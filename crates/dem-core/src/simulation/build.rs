@@ -240,6 +240,7 @@ impl Simulation {
             reorder_cell: 2.0 * rmax,
             views: Vec::new(),
             team: Team::default(),
+            ranks: None,
         })
     }
 }

@@ -1,0 +1,107 @@
+//! A simulation shared among ranks gives bitwise the particles and the ledger of one
+//! process: 2 and 4 ranks (threads standing in for MPI processes, see
+//! `support/ranks.rs`) against the same scene on its own, over steps where contacts begin
+//! and end, the broad phase is rebuilt and the storage reordered (particles change owner,
+//! with their contacts' state). The MPI executable is tested in `tests/mpi.rs`.
+
+use dem_core::Simulation;
+use dem_verification::ranks::{group, PISTON, SCENE};
+use dem_verification::sim_from_text;
+
+/// What is compared, as bits: every particle's position, velocity, orientation and
+/// angular velocity in scene order, and the ledger's row.
+fn state(sim: &Simulation) -> (Vec<[u64; 13]>, Vec<u64>) {
+    let p = &sim.particles;
+    let rows = (0..p.len())
+        .map(|id| {
+            let i = sim.order.index(id);
+            let q = p.ori[i].quaternion();
+            let v = [
+                p.pos[i].x,
+                p.pos[i].y,
+                p.pos[i].z,
+                p.vel[i].x,
+                p.vel[i].y,
+                p.vel[i].z,
+                q.w,
+                q.i,
+                q.j,
+                q.k,
+                p.angvel[i].x,
+                p.angvel[i].y,
+                p.angvel[i].z,
+            ];
+            v.map(f64::to_bits)
+        })
+        .collect();
+    (rows, sim.ledger.row().map(f64::to_bits).to_vec())
+}
+
+/// What a rank ends with: the compared state, how many reorderings happened, and how
+/// many contacts the rank holds.
+type Ending = ((Vec<[u64; 13]>, Vec<u64>), u64, usize);
+
+/// The scene run `steps` steps on `ranks` ranks: what each rank ends with.
+fn run(scene: &str, ranks: usize, steps: u64) -> Vec<Ending> {
+    let scene = scene.to_string();
+    let handles: Vec<_> = group(ranks)
+        .into_iter()
+        .map(|rank| {
+            let scene = scene.clone();
+            std::thread::spawn(move || {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let mut sim = sim_from_text(&scene, "ranks.ron").unwrap();
+                    if ranks > 1 {
+                        sim.distribute(Box::new(rank)).unwrap();
+                    }
+                    let mut reorders = 0;
+                    for _ in 0..steps {
+                        let last = sim.order.last;
+                        sim.step().unwrap();
+                        reorders += u64::from(sim.order.last != last);
+                    }
+                    (state(&sim), reorders, sim.contacts.list().len())
+                })
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+fn same_on_ranks(scene: &str) {
+    let one = run(scene, 1, 1500).remove(0);
+    let (_, reorders, contacts) = one;
+    assert!(
+        reorders >= 5 && contacts > 500,
+        "only {reorders} reorderings, {contacts} contacts"
+    );
+    for n in [2, 4] {
+        for (rank, r) in run(scene, n, 1500).into_iter().enumerate() {
+            // Each holds its share (with the contacts between ranks, and the walls').
+            assert!(
+                r.2 < contacts,
+                "{n} ranks: rank {rank} holds {} contacts",
+                r.2
+            );
+            assert!(
+                r.0 .0 == one.0 .0,
+                "{n} ranks: rank {rank}'s particles differ from one process's"
+            );
+            assert_eq!(r.0 .1, one.0 .1, "{n} ranks: rank {rank}'s ledger differs");
+        }
+    }
+}
+
+#[test]
+fn ranks_give_the_bits_of_one_process() {
+    same_on_ranks(&SCENE.replace("PISTON", ""));
+}
+
+#[test]
+fn ranks_share_a_moving_wall() {
+    same_on_ranks(&SCENE.replace("PISTON", PISTON));
+}
