@@ -300,14 +300,22 @@ impl Cutter {
         let old = poly.verts.len();
         side.resize(old, OUT);
         s.resize(old, 0.0);
+        // First the signed distances alone: most planes that reach this far keep
+        // every vertex strictly inside (then none is near the plane either).
+        let mut top = f64::NEG_INFINITY;
+        for &v in &poly.live {
+            let sv = n.dot(&poly.verts[v as usize].p) - d;
+            s[v as usize] = sv;
+            top = if sv > top { sv } else { top };
+        }
+        if top < -tol {
+            return Step::Kept;
+        }
         outside.clear();
         keep.clear();
         let mut ins = 0usize;
-        let inf = f64::INFINITY;
-        let (mut lo, mut hi) = ([inf; 3], [-inf; 3]);
         for &v in &poly.live {
-            let vert = &poly.verts[v as usize];
-            let sv = n.dot(&vert.p) - d;
+            let (vert, sv) = (&poly.verts[v as usize], s[v as usize]);
             let c = if vert.bv != NONE && face.vertices.contains(&(vert.bv as usize)) {
                 ON
             } else if sv > tol {
@@ -318,16 +326,11 @@ impl Cutter {
                 return Step::Ambiguous; // near the plane, or NaN
             };
             side[v as usize] = c;
-            s[v as usize] = sv;
             if c == OUT {
                 outside.push(v);
             } else {
                 ins += usize::from(c == IN);
                 keep.push(v);
-                for i in 0..3 {
-                    lo[i] = lo[i].min(vert.p[i]);
-                    hi[i] = hi[i].max(vert.p[i]);
-                }
             }
         }
         if outside.is_empty() {
@@ -393,15 +396,19 @@ impl Cutter {
         if count != made {
             return Step::Ambiguous;
         }
-        for v in &poly.verts[old..] {
-            for i in 0..3 {
-                lo[i] = lo[i].min(v.p[i]);
-                hi[i] = hi[i].max(v.p[i]);
-            }
-        }
-        (poly.lo, poly.hi) = (lo.into(), hi.into());
         std::mem::swap(&mut poly.live, keep);
         poly.live.extend(old as u32..poly.verts.len() as u32);
+        // The box of what is left.
+        let p = poly.verts[poly.live[0] as usize].p;
+        let (mut lo, mut hi) = (p, p);
+        for &v in &poly.live {
+            let p = &poly.verts[v as usize].p;
+            for i in 0..3 {
+                lo[i] = if p[i] < lo[i] { p[i] } else { lo[i] };
+                hi[i] = if p[i] > hi[i] { p[i] } else { hi[i] };
+            }
+        }
+        (poly.lo, poly.hi) = (lo, hi);
         Step::Cut
     }
 
