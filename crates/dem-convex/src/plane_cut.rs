@@ -1,15 +1,16 @@
 //! The work polytope of [`crate::clip`] and its cut by one plane of B, in place.
 //!
-//! The polytope is kept as a graph: each vertex lists its *corners*, one per face
-//! around it, each naming the face's plane and the face's previous and next vertex
-//! (`inn -> v -> out`, counter-clockwise seen from outside). Walking a face is then
-//! a look-up at each vertex, and a cut touches only the vertices outside the plane and
-//! their neighbours: each edge from a kept vertex to a removed one gets a new vertex
-//! (three corners: the edge's two faces and the cap), the kept vertex's corners are
-//! pointed at it, and the cap is linked by walking each crossed face from where it
-//! enters the plane's inside to where it leaves. No face list is rescanned and no
-//! edge is looked up: the cost of a cut is the sign test of the live vertices plus
-//! work in proportion to what it changes.
+//! The polytope is kept as a graph of half-edges: each vertex lists its *corners*,
+//! one per face around it, each the edge `v -> out` on that face (counter-clockwise
+//! seen from outside) with the face's plane, the face's next corner and the twin
+//! edge `out -> v` on the face beyond. A cut touches only the vertices outside the
+//! plane and the edges leaving them: each edge from a kept vertex to a removed one
+//! gets a new vertex (three corners: the edge's two faces and the cap), the kept
+//! vertex's corner on that edge is pointed at it, and the cap is linked by pairing,
+//! per plane, the new vertex where each crossed face leaves the inside with the one
+//! where it enters. No face list is rescanned, no edge is looked up and no face is
+//! walked: the cost of a cut is the sign test of the live vertices plus work in
+//! proportion to what it changes.
 //!
 //! A vertex of B on the plane (known from how it was made) counts as inside: an edge
 //! from it to a vertex outside gets a new vertex *at the same point*, the same vertex
@@ -48,13 +49,21 @@ pub(crate) struct Vert {
     pub bp: [u32; 3],
 }
 
-/// A face at a vertex `v`: the face of plane `face` runs `inn -> v -> out`.
+/// A face at a vertex `v`, as the edge `v -> out` on it (the face of plane `face`
+/// runs `v -> out` counter-clockwise seen from outside); `next` is the face's corner
+/// at `out` (an index into [`Poly`]'s corners).
 #[derive(Clone, Copy)]
 struct Corner {
-    inn: u32,
     out: u32,
     face: u32,
+    next: u32,
 }
+
+const NO_CORNER: Corner = Corner {
+    out: NONE,
+    face: NONE,
+    next: NONE,
+};
 
 /// The work polytope: every vertex ever made (`live` lists those still in use), their
 /// corners (`corners[at[v]..at[v] + deg[v]]`), and the face count of A (see
@@ -77,8 +86,10 @@ pub(crate) struct Poly {
     pub hi: Vector3<f64>,
     /// Per plane, while closing: whether its face was found.
     seen: Vec<bool>,
-    /// Per face found while closing: plane, a vertex and its next vertex on the face.
-    found: Vec<(u32, u32, u32)>,
+    /// Per face found while closing: plane and a corner on it.
+    found: Vec<(u32, u32)>,
+    /// Per corner of a face of A, in face order, while loading: its index.
+    pos: Vec<u32>,
 }
 
 impl Poly {
@@ -115,27 +126,31 @@ impl Poly {
             *d = 0;
         }
         self.corners.clear();
-        self.corners.resize(
-            total as usize,
-            Corner {
-                inn: NONE,
-                out: NONE,
-                face: NONE,
-            },
-        );
+        self.corners.resize(total as usize, NO_CORNER);
+        self.pos.clear();
         for (i, f) in a.faces().iter().enumerate() {
             let vs = &f.vertices;
-            let mut x = vs[vs.len() - 1];
             for (k, &v) in vs.iter().enumerate() {
+                let q = self.at[v] + self.deg[v];
                 let out = vs[if k + 1 == vs.len() { 0 } else { k + 1 }];
-                self.corners[(self.at[v] + self.deg[v]) as usize] = Corner {
-                    inn: x as u32,
+                self.corners[q as usize] = Corner {
                     out: out as u32,
                     face: i as u32,
+                    next: NONE,
                 };
                 self.deg[v] += 1;
-                x = v;
+                self.pos.push(q);
             }
+        }
+        let mut first = 0;
+        for f in a.faces() {
+            let pos = &self.pos[first..first + f.vertices.len()];
+            let mut q = pos[pos.len() - 1];
+            for &r in pos {
+                self.corners[q as usize].next = r;
+                q = r;
+            }
+            first += f.vertices.len();
         }
     }
 
@@ -146,15 +161,6 @@ impl Poly {
         for (i, &v) in self.live.iter().enumerate() {
             map[v as usize] = i as u32;
         }
-    }
-
-    /// The vertex after `v` on the face that runs `prev -> v`, if any.
-    fn next(&self, prev: u32, v: u32) -> Option<u32> {
-        let at = self.at[v as usize] as usize;
-        self.corners[at..at + self.deg[v as usize] as usize]
-            .iter()
-            .find(|c| c.inn == prev)
-            .map(|c| c.out)
     }
 
     /// Reads the faces off the graph into `faces` and `idx`, in plane order, repeats
@@ -169,33 +175,37 @@ impl Poly {
         self.seen.resize(planes, false);
         for &v in &self.live {
             let at = self.at[v as usize] as usize;
-            for c in &self.corners[at..at + self.deg[v as usize] as usize] {
+            for (j, c) in self.corners[at..at + self.deg[v as usize] as usize]
+                .iter()
+                .enumerate()
+            {
                 let f = c.face as usize;
                 if f >= planes {
                     return false;
                 }
                 if !self.seen[f] {
                     self.seen[f] = true;
-                    self.found.push((c.face, v, c.out));
+                    self.found.push((c.face, (at + j) as u32));
                 }
             }
         }
         self.found.sort_unstable_by_key(|f| f.0);
         let limit = self.live.len();
         for i in 0..self.found.len() {
-            let (plane, v, w) = self.found[i];
+            let (plane, q0) = self.found[i];
             let start = self.idx.len();
-            self.idx.push(self.root[v as usize]);
-            let (mut prev, mut cur) = (v, w);
-            while cur != v {
-                let r = self.root[cur as usize];
+            self.idx
+                .push(self.root[self.corners[q0 as usize].out as usize]);
+            let mut q = self.corners[q0 as usize].next;
+            while q != q0 {
+                let Some(c) = self.corners.get(q as usize) else {
+                    return false;
+                };
+                let r = self.root[c.out as usize];
                 if r != self.idx[self.idx.len() - 1] {
                     self.idx.push(r);
                 }
-                let Some(next) = self.next(prev, cur) else {
-                    return false;
-                };
-                (prev, cur) = (cur, next);
+                q = c.next;
                 if self.idx.len() - start > limit {
                     return false;
                 }
@@ -360,11 +370,12 @@ impl Cutter {
                 if e == NONE || e == c || entry_of[g as usize] != c {
                     linked = false;
                 } else {
-                    let ae = poly.at[e as usize] as usize;
-                    poly.corners[at].inn = e;
+                    // The cap runs c -> e; face G runs e -> c -> i.
+                    let ae = poly.at[e as usize];
                     poly.corners[at + 2].out = e;
-                    poly.corners[ae + 1].out = c;
-                    poly.corners[ae + 2].inn = c;
+                    poly.corners[at + 2].next = ae + 2;
+                    let ce = &mut poly.corners[ae as usize + 1];
+                    (ce.out, ce.next) = (c, at as u32);
                 }
             }
         }
@@ -435,23 +446,26 @@ impl Cutter {
             let at = poly.at[o as usize] as usize;
             for j in at..at + poly.deg[o as usize] as usize {
                 let Corner {
-                    out: i, face: g, ..
+                    out: i,
+                    face: g,
+                    next: gi,
                 } = poly.corners[j];
                 if side[i as usize] == OUT {
                     continue;
                 }
-                let c = poly.verts.len() as u32;
+                // At i: the corner of G (o -> i -> ...) stays; the corner of F on the
+                // edge i -> o now ends at c.
                 let ai = poly.at[i as usize] as usize;
-                let mut f = NONE;
-                for q in &mut poly.corners[ai..ai + poly.deg[i as usize] as usize] {
-                    if q.out == o {
-                        f = q.face;
-                        q.out = c;
-                    }
-                    if q.inn == o {
-                        q.inn = c;
-                    }
-                }
+                let base = poly.corners.len() as u32;
+                let Some(fc) = poly.corners[ai..ai + poly.deg[i as usize] as usize]
+                    .iter_mut()
+                    .find(|q| q.out == o)
+                else {
+                    return Step::Ambiguous;
+                };
+                let c = poly.verts.len() as u32;
+                let f = fc.face;
+                (fc.out, fc.next) = (c, base + 1);
                 let (vert, root) = if side[i as usize] == ON {
                     // A vertex of B on the plane: repeated in place.
                     (poly.verts[i as usize], poly.root[i as usize])
@@ -497,19 +511,17 @@ impl Cutter {
                 poly.deg.push(3);
                 poly.corners.extend_from_slice(&[
                     Corner {
-                        inn: NONE,
                         out: i,
                         face: g,
+                        next: gi,
                     },
                     Corner {
-                        inn: i,
-                        out: NONE,
                         face: f,
+                        ..NO_CORNER
                     },
                     Corner {
-                        inn: NONE,
-                        out: NONE,
                         face: cap,
+                        ..NO_CORNER
                     },
                 ]);
                 if f == NONE || exit_of[f as usize] != NONE || entry_of[g as usize] != NONE {
