@@ -3,9 +3,10 @@
 //! general position, with no linear programme and no hull.
 //!
 //! A cut classifies every vertex of the current polytope by its signed distance `s` to
-//! the plane, keeps the inside part of each face, puts one new vertex on each crossed
-//! edge (computed once, shared by the edge's two faces) and closes the cut with a cap
-//! face on the plane, walked from the crossed faces' new edges. Every result is
+//! the plane, puts one new vertex on each edge it crosses and links the new vertices
+//! into a cap face on the plane; the polytope is a graph of vertices and the faces
+//! around them, so that only the part removed and its border are touched
+//! (`plane_cut`). Every result is
 //! checked, and any doubt sends the pair back to the exact path (Chebyshev centre and
 //! polar-dual hull) unchanged:
 //!
@@ -199,7 +200,7 @@ impl Work {
             match step {
                 Step::Kept => {}
                 Step::Cut => {
-                    let (lo, hi) = self.cur.aabb();
+                    let (lo, hi) = (self.cur.lo, self.cur.hi);
                     (c, h) = ((hi + lo) * 0.5, (hi - lo) * 0.5);
                 }
                 Step::Empty => return Outcome::Empty,
@@ -215,12 +216,14 @@ impl Work {
     /// order).
     fn finish(&mut self, a: &Polyhedron, b: &Polyhedron, min_radius: f64) -> Outcome {
         let Work { cur, faces, .. } = self;
+        if !cur.close(a.faces().len() + b.faces().len()) {
+            return Outcome::Undecided;
+        }
         faces.clear();
-        faces.extend((0..cur.faces.len() as u32).filter(|&i| cur.faces[i as usize].len > 0));
+        faces.extend(0..cur.faces.len() as u32);
         if faces.len() < 4 {
             return Outcome::Undecided;
         }
-        faces.sort_unstable_by_key(|&i| cur.faces[i as usize].plane);
         let centroid = cur
             .live
             .iter()
@@ -386,7 +389,7 @@ mod tests {
     use crate::generate::{corner_tetrahedron, cube, prism, rock};
     use crate::intersection::intersect_exact;
     use crate::polyhedron::polygon_area_centroid;
-    use nalgebra::{Isometry3, UnitQuaternion};
+    use nalgebra::{Isometry3, Point3, UnitQuaternion};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
 
@@ -473,6 +476,46 @@ mod tests {
             "{clipped} of {overlaps}"
         );
         assert!(empty > 100, "{empty}");
+    }
+
+    /// A vertex of B with more than three faces inside A: the planes after the third
+    /// pass through it (it is "on" them, and repeated in place while clipping). The
+    /// tip of an n-sided pyramid poking through the top of a cube comes out with each
+    /// vertex once, n + 1 faces, and the volume of the tip in closed form
+    /// (`area(h) h / 3`, the section a regular n-gon of circumradius `r h / H`).
+    #[test]
+    fn a_vertex_of_b_on_many_planes_is_one_vertex() {
+        let a = cube(1.0).unwrap();
+        let (apex, top, r) = (0.3, 1.3, 0.7);
+        for n in 4..=8 {
+            let mut pts = vec![Point3::new(0.0, 0.0, apex)];
+            for k in 0..n {
+                let phi = 0.3 + std::f64::consts::TAU * k as f64 / n as f64;
+                pts.push(Point3::new(r * phi.cos(), r * phi.sin(), top));
+            }
+            let b = Polyhedron::from_points(&pts).unwrap();
+            let Clipped::Overlap(i) = clip(&a, &b, 1e-9) else {
+                panic!("{n}-sided pyramid: not clipped");
+            };
+            let p = &i.polyhedron;
+            assert_eq!(p.vertices().len(), n + 1, "{n}-sided pyramid");
+            assert_eq!(p.faces().len(), n + 1, "{n}-sided pyramid");
+            for (j, v) in p.vertices().iter().enumerate() {
+                for w in &p.vertices()[..j] {
+                    assert!((v - w).norm() > 1e-3, "{n}-sided pyramid: repeated vertex");
+                }
+            }
+            let h = 0.5 - apex;
+            let rh = r * h / (top - apex);
+            let n_f = n as f64;
+            let area = 0.5 * n_f * rh * rh * (std::f64::consts::TAU / n_f).sin();
+            let volume = area * h / 3.0;
+            assert!(
+                (p.volume() - volume).abs() < 1e-14,
+                "{n}-sided pyramid: volume {} vs {volume}",
+                p.volume()
+            );
+        }
     }
 
     /// Flush faces (coplanar planes of A and B) are left to the exact path, which

@@ -1,21 +1,33 @@
 //! The work polytope of [`crate::clip`] and its cut by one plane of B, in place.
 //!
-//! Vertices are never renumbered while clipping: a cut marks the vertices outside the
-//! plane dead (they drop out of the list of live vertices), appends one new vertex per
-//! crossed edge, rewrites only the faces it crosses (their new cycles appended to the
-//! index buffer, the old ones left unused), drops the faces wholly outside and
-//! appends the cap. So a cut costs the sign test of the live vertices and a scan of the face
-//! cycles, plus work in proportion to what it changes, not a copy of the polytope.
-//! Live vertices keep their relative order and new ones come last, as do the faces:
-//! the numbering made dense at the end ([`Poly::live_index`]) is the one a copy at every
-//! cut would give.
+//! The polytope is kept as a graph of half-edges: each vertex lists its *corners*,
+//! one per face around it, each the edge `v -> out` on that face (counter-clockwise
+//! seen from outside) with the face's plane, the face's next corner and the twin
+//! edge `out -> v` on the face beyond. A cut touches only the vertices outside the
+//! plane and the edges leaving them: each edge from a kept vertex to a removed one
+//! gets a new vertex (three corners: the edge's two faces and the cap), the kept
+//! vertex's corner on that edge is pointed at it, and the cap is linked by pairing,
+//! per plane, the new vertex where each crossed face leaves the inside with the one
+//! where it enters. No face list is rescanned, no edge is looked up and no face is
+//! walked: the cost of a cut is the sign test of the live vertices plus work in
+//! proportion to what it changes.
+//!
+//! A vertex of B on the plane (known from how it was made) counts as inside: an edge
+//! from it to a vertex outside gets a new vertex *at the same point*, the same vertex
+//! of B (its `root`), joined to it by an edge of zero length. Such repeats keep every
+//! cut a cut in general position; [`Poly::close`] merges them when it reads the faces
+//! off at the end, and drops the faces left without area.
+//!
+//! Vertices are never renumbered while clipping: removed ones drop out of the list of
+//! live vertices, new ones come last.
 
 use crate::polyhedron::Polyhedron;
 use nalgebra::Vector3;
 
-/// A face of the work polytope: its cycle `idx[start..start + len]` (`len` 0 once
-/// the face is cut away, until the cut ends and drops it) and its plane: face `plane` of A, or face `plane - na` of B
-/// for `plane >= na` (`na` the face count of A). Each plane bounds at most one face.
+/// A face of the clipped polytope as [`Poly::close`] reads it off: its cycle
+/// `idx[start..start + len]` and its plane: face `plane` of A, or face `plane - na`
+/// of B for `plane >= na` (`na` the face count of A). Each plane bounds at most one
+/// face.
 #[derive(Clone, Copy)]
 pub(crate) struct FaceRec {
     pub start: u32,
@@ -37,9 +49,26 @@ pub(crate) struct Vert {
     pub bp: [u32; 3],
 }
 
-/// The work polytope: every vertex ever made (`live` lists those still in use, in
-/// increasing order), the face cycles (old ones left unused in `idx`), the faces, and
-/// the face count of A (see [`FaceRec`]).
+/// A face at a vertex `v`, as the edge `v -> out` on it (the face of plane `face`
+/// runs `v -> out` counter-clockwise seen from outside); `next` is the face's corner
+/// at `out` (an index into [`Poly`]'s corners).
+#[derive(Clone, Copy)]
+struct Corner {
+    out: u32,
+    face: u32,
+    next: u32,
+}
+
+const NO_CORNER: Corner = Corner {
+    out: NONE,
+    face: NONE,
+    next: NONE,
+};
+
+/// The work polytope: every vertex ever made (`live` lists those still in use), their
+/// corners (`corners[at[v]..at[v] + deg[v]]`), and the face count of A (see
+/// [`FaceRec`]). After [`Poly::close`], `live` holds only the vertices that are not
+/// repeats, and `faces` and `idx` the faces in plane order.
 #[derive(Default)]
 pub(crate) struct Poly {
     pub verts: Vec<Vert>,
@@ -47,49 +76,82 @@ pub(crate) struct Poly {
     pub idx: Vec<u32>,
     pub faces: Vec<FaceRec>,
     pub na: u32,
+    at: Vec<u32>,
+    deg: Vec<u32>,
+    corners: Vec<Corner>,
+    /// The vertex that a repeat repeats (see the module doc), else the vertex itself.
+    root: Vec<u32>,
+    /// Bounding box (min, max) of the live vertices.
+    pub lo: Vector3<f64>,
+    pub hi: Vector3<f64>,
+    /// Per plane, while closing: whether its face was found.
+    seen: Vec<bool>,
+    /// Per face found while closing: plane and a corner on it.
+    found: Vec<(u32, u32)>,
+    /// Per corner of a face of A, in face order, while loading: its index.
+    pos: Vec<u32>,
 }
 
 impl Poly {
     /// Loads A (allocations kept from the previous use).
     pub fn load(&mut self, a: &Polyhedron) {
+        let nv = a.vertices().len();
         self.verts.clear();
         self.live.clear();
         self.idx.clear();
         self.faces.clear();
+        self.root.clear();
         self.verts.extend(a.vertices().iter().map(|p| Vert {
             p: p.coords,
             bv: NONE,
             bp: [NONE; 3],
         }));
-        self.live.extend(0..a.vertices().len() as u32);
+        self.live.extend(0..nv as u32);
+        self.root.extend(0..nv as u32);
         self.na = a.faces().len() as u32;
-        for (i, f) in a.faces().iter().enumerate() {
-            let start = self.idx.len() as u32;
-            self.idx.extend(f.vertices.iter().map(|&v| v as u32));
-            self.faces.push(FaceRec {
-                start,
-                len: f.vertices.len() as u32,
-                plane: i as u32,
-            });
-        }
-    }
-
-    /// Bounding box (min, max) of the live vertices.
-    pub fn aabb(&self) -> (Vector3<f64>, Vector3<f64>) {
-        let p = self.verts[self.live[0] as usize].p;
-        let (mut lo, mut hi) = ([p.x, p.y, p.z], [p.x, p.y, p.z]);
-        for &v in &self.live {
-            let p = &self.verts[v as usize].p;
-            for i in 0..3 {
-                if p[i] < lo[i] {
-                    lo[i] = p[i];
-                }
-                if p[i] > hi[i] {
-                    hi[i] = p[i];
-                }
+        let (lo, hi) = a.aabb();
+        (self.lo, self.hi) = (lo.coords, hi.coords);
+        self.deg.clear();
+        self.deg.resize(nv, 0);
+        for f in a.faces() {
+            for &v in &f.vertices {
+                self.deg[v] += 1;
             }
         }
-        (lo.into(), hi.into())
+        self.at.clear();
+        let mut total = 0;
+        for d in self.deg.iter_mut() {
+            self.at.push(total);
+            total += *d;
+            *d = 0;
+        }
+        self.corners.clear();
+        self.corners.resize(total as usize, NO_CORNER);
+        self.pos.clear();
+        for (i, f) in a.faces().iter().enumerate() {
+            let vs = &f.vertices;
+            for (k, &v) in vs.iter().enumerate() {
+                let q = self.at[v] + self.deg[v];
+                let out = vs[if k + 1 == vs.len() { 0 } else { k + 1 }];
+                self.corners[q as usize] = Corner {
+                    out: out as u32,
+                    face: i as u32,
+                    next: NONE,
+                };
+                self.deg[v] += 1;
+                self.pos.push(q);
+            }
+        }
+        let mut first = 0;
+        for f in a.faces() {
+            let pos = &self.pos[first..first + f.vertices.len()];
+            let mut q = pos[pos.len() - 1];
+            for &r in pos {
+                self.corners[q as usize].next = r;
+                q = r;
+            }
+            first += f.vertices.len();
+        }
     }
 
     /// Fills `map` with the dense index of each live vertex (its rank in `live`).
@@ -100,10 +162,75 @@ impl Poly {
             map[v as usize] = i as u32;
         }
     }
+
+    /// Reads the faces off the graph into `faces` and `idx`, in plane order, repeats
+    /// merged and faces without area dropped, and leaves in `live` only the vertices
+    /// that are not repeats. `planes` is the plane count of A and B together. `false`
+    /// if the graph is not a closed polytope (not expected).
+    pub fn close(&mut self, planes: usize) -> bool {
+        self.faces.clear();
+        self.idx.clear();
+        self.found.clear();
+        self.seen.clear();
+        self.seen.resize(planes, false);
+        for &v in &self.live {
+            let at = self.at[v as usize] as usize;
+            for (j, c) in self.corners[at..at + self.deg[v as usize] as usize]
+                .iter()
+                .enumerate()
+            {
+                let f = c.face as usize;
+                if f >= planes {
+                    return false;
+                }
+                if !self.seen[f] {
+                    self.seen[f] = true;
+                    self.found.push((c.face, (at + j) as u32));
+                }
+            }
+        }
+        self.found.sort_unstable_by_key(|f| f.0);
+        let limit = self.live.len();
+        for i in 0..self.found.len() {
+            let (plane, q0) = self.found[i];
+            let start = self.idx.len();
+            self.idx
+                .push(self.root[self.corners[q0 as usize].out as usize]);
+            let mut q = self.corners[q0 as usize].next;
+            while q != q0 {
+                let Some(c) = self.corners.get(q as usize) else {
+                    return false;
+                };
+                let r = self.root[c.out as usize];
+                if r != self.idx[self.idx.len() - 1] {
+                    self.idx.push(r);
+                }
+                q = c.next;
+                if self.idx.len() - start > limit {
+                    return false;
+                }
+            }
+            if self.idx.len() - start > 1 && self.idx[self.idx.len() - 1] == self.idx[start] {
+                self.idx.pop();
+            }
+            let len = self.idx.len() - start;
+            if len < 3 {
+                self.idx.truncate(start);
+                continue;
+            }
+            self.faces.push(FaceRec {
+                start: start as u32,
+                len: len as u32,
+                plane,
+            });
+        }
+        let root = &self.root;
+        self.live.retain(|&v| root[v as usize] == v);
+        true
+    }
 }
 
-/// Side of a vertex, as bit flags (so that a face's sides combine by `|`): strictly
-/// inside, on the plane (a vertex of B on the face, or a new vertex), outside.
+/// Side of a vertex: strictly inside, on the plane (a vertex of B on the face), outside.
 const IN: u8 = 1;
 const ON: u8 = 2;
 const OUT: u8 = 4;
@@ -121,19 +248,18 @@ pub(crate) enum Step {
     Ambiguous,
 }
 
-/// Scratch of a cut, per vertex ever made and per crossed edge.
+/// Scratch of a cut: per vertex ever made, its side and signed distance; per plane,
+/// the new vertices where its face leaves and enters the inside.
 #[derive(Default)]
 pub(crate) struct Cutter {
     side: Vec<u8>,
     s: Vec<f64>,
-    /// Crossed edges (lower, higher vertex index) and their new vertex.
-    cuts: Vec<(u32, u32, u32)>,
-    /// Cap edges (from, to).
-    cap: Vec<(u32, u32)>,
-    /// The new cycle of a crossed face.
-    fresh: Vec<u32>,
-    /// Per vertex: the end of its cap edge (`NONE` outside a cut).
-    cap_next: Vec<u32>,
+    /// The vertices outside the plane.
+    outside: Vec<u32>,
+    /// The live vertices kept.
+    keep: Vec<u32>,
+    exit_of: Vec<u32>,
+    entry_of: Vec<u32>,
 }
 
 /// The planes of B common to the ends of an edge (the edge lies on them; at most two),
@@ -174,184 +300,237 @@ impl Cutter {
         let Cutter {
             side,
             s,
-            cuts,
-            cap,
-            fresh,
-            cap_next,
+            outside,
+            keep,
+            exit_of,
+            entry_of,
         } = self;
         let face = &b.faces()[k];
         let (n, d) = (face.normal, face.offset);
         let old = poly.verts.len();
         side.resize(old, OUT);
         s.resize(old, 0.0);
-        let (mut ins, mut outs) = (0usize, 0usize);
+        // First the signed distances alone: most planes that reach this far keep
+        // every vertex strictly inside (then none is near the plane either).
+        let mut top = f64::NEG_INFINITY;
         for &v in &poly.live {
-            let vert = &poly.verts[v as usize];
-            let sv = n.dot(&vert.p) - d;
+            let sv = n.dot(&poly.verts[v as usize].p) - d;
+            s[v as usize] = sv;
+            top = if sv > top { sv } else { top };
+        }
+        if top < -tol {
+            return Step::Kept;
+        }
+        outside.clear();
+        keep.clear();
+        let mut ins = 0usize;
+        for &v in &poly.live {
+            let (vert, sv) = (&poly.verts[v as usize], s[v as usize]);
             let c = if vert.bv != NONE && face.vertices.contains(&(vert.bv as usize)) {
                 ON
             } else if sv > tol {
-                outs += 1;
                 OUT
             } else if sv < -tol {
-                ins += 1;
                 IN
             } else {
                 return Step::Ambiguous; // near the plane, or NaN
             };
             side[v as usize] = c;
-            s[v as usize] = sv;
+            if c == OUT {
+                outside.push(v);
+            } else {
+                ins += usize::from(c == IN);
+                keep.push(v);
+            }
         }
-        if outs == 0 {
+        if outside.is_empty() {
             return Step::Kept;
         }
         if ins == 0 {
             // Nothing strictly inside: empty, or at most a face of zero volume.
-            return if outs == poly.live.len() {
+            return if keep.is_empty() {
                 Step::Empty
             } else {
                 Step::Ambiguous
             };
         }
-        // New vertices are on the plane (marked so; no old cycle holds them).
-        cuts.clear();
-        cap.clear();
-        let mut dropped = false;
-        for fi in 0..poly.faces.len() {
-            let (start, len) = (poly.faces[fi].start as usize, poly.faces[fi].len as usize);
-            let cyc = &poly.idx[start..start + len];
-            let all = cyc.iter().fold(0, |m, &v| m | side[v as usize]);
-            let cyc = if all & OUT == 0 {
-                if all & ON == 0 || cyc.iter().filter(|&&v| side[v as usize] == ON).count() < 2 {
-                    continue; // not crossed, no edge on the plane: unchanged
+        let planes = (poly.na as usize + b.faces().len()).max(exit_of.len());
+        exit_of.resize(planes, NONE);
+        entry_of.resize(planes, NONE);
+        let cap = poly.na + k as u32;
+        let step = Self::split(poly, b, k, side, s, outside, exit_of, entry_of, cap);
+        // Each crossed face G is entered at one new vertex and left at another, the
+        // next on the cap (counter-clockwise about the plane's normal).
+        let mut linked = matches!(step, Step::Cut);
+        for c in old as u32..poly.verts.len() as u32 {
+            let at = poly.at[c as usize] as usize;
+            let g = poly.corners[at].face;
+            let e = exit_of[g as usize];
+            if linked {
+                if e == NONE || e == c || entry_of[g as usize] != c {
+                    linked = false;
+                } else {
+                    // The cap runs c -> e; face G runs e -> c -> i.
+                    let ae = poly.at[e as usize];
+                    poly.corners[at + 2].out = e;
+                    poly.corners[at + 2].next = ae + 2;
+                    let ce = &mut poly.corners[ae as usize + 1];
+                    (ce.out, ce.next) = (c, at as u32);
                 }
-                cyc
-            } else if all & IN == 0 {
-                // Outside, or touching the plane at an edge or a vertex.
-                poly.faces[fi].len = 0;
-                dropped = true;
-                continue;
-            } else {
-                fresh.clear();
-                let mut sv = side[cyc[0] as usize];
-                for (&v, &w) in cyc.iter().zip(cyc[1..].iter().chain(&cyc[..1])) {
-                    let sw = side[w as usize];
-                    if sv != OUT {
-                        fresh.push(v);
-                    }
-                    if sv | sw == IN | OUT {
-                        let (lo, hi) = (v.min(w), v.max(w));
-                        let c = match cuts.iter().find(|e| e.0 == lo && e.1 == hi) {
-                            Some(e) => e.2,
-                            None => {
-                                let (pl, ph) = (&poly.verts[lo as usize], &poly.verts[hi as usize]);
-                                let Some(planes) = common_planes(b, pl, ph) else {
-                                    return Step::Ambiguous;
-                                };
-                                let (sl, sh) = (s[lo as usize], s[hi as usize]);
-                                let t = sl / (sl - sh);
-                                let kk = k as u32;
-                                let mut vert = Vert {
-                                    p: pl.p + (ph.p - pl.p) * t,
-                                    bv: NONE,
-                                    bp: match planes {
-                                        [NONE, _] => [kk, NONE, NONE],
-                                        [i, NONE] => [i, kk, NONE],
-                                        [i, j] => [i, j, kk],
-                                    },
-                                };
-                                if planes[1] != NONE {
-                                    // On three planes of B: the vertex of B they share, if
-                                    // any (else a point outside B, cut off later).
-                                    let (fi, fj) = (
-                                        &b.faces()[planes[0] as usize].vertices,
-                                        &b.faces()[planes[1] as usize].vertices,
-                                    );
-                                    if let Some(&m) = face
-                                        .vertices
-                                        .iter()
-                                        .find(|m| fi.contains(m) && fj.contains(m))
-                                    {
-                                        vert.bv = m as u32;
-                                        vert.bp = [NONE; 3];
-                                    }
-                                }
-                                let c = poly.verts.len() as u32;
-                                poly.verts.push(vert);
-                                side.push(ON);
-                                cuts.push((lo, hi, c));
-                                c
-                            }
-                        };
-                        fresh.push(c);
-                    }
-                    sv = sw;
-                }
-                &fresh[..]
-            };
-            // Edges of the kept polygon on the plane border the cap, which runs back.
-            if cyc.len() < 3 || cyc.iter().all(|&v| side[v as usize] == ON) {
+            }
+        }
+        for c in old..poly.verts.len() {
+            let at = poly.at[c] as usize;
+            exit_of[poly.corners[at + 1].face as usize] = NONE;
+            entry_of[poly.corners[at].face as usize] = NONE;
+        }
+        if !linked {
+            return Step::Ambiguous;
+        }
+        // The cap: one cycle through every new vertex.
+        let made = poly.verts.len() - old;
+        if made < 3 {
+            return Step::Ambiguous;
+        }
+        let first = old as u32;
+        let (mut x, mut count) = (first, 0);
+        loop {
+            x = poly.corners[poly.at[x as usize] as usize + 2].out;
+            count += 1;
+            if x == NONE || (x as usize) < old || count > made {
                 return Step::Ambiguous;
             }
-            let mut x = cyc[cyc.len() - 1];
-            for &y in cyc {
-                if side[x as usize] == ON && side[y as usize] == ON {
-                    cap.push((y, x));
-                }
-                x = y;
-            }
-            if all & OUT != 0 {
-                poly.faces[fi] = FaceRec {
-                    start: poly.idx.len() as u32,
-                    len: fresh.len() as u32,
-                    plane: poly.faces[fi].plane,
-                };
-                poly.idx.extend_from_slice(fresh);
-            }
-        }
-        // The cap: one cycle through every cap edge (each vertex the start of one).
-        if cap.len() < 3 {
-            return Step::Ambiguous;
-        }
-        cap_next.resize(poly.verts.len(), NONE);
-        let mut closed = true;
-        for &(from, to) in cap.iter() {
-            closed &= cap_next[from as usize] == NONE;
-            cap_next[from as usize] = to;
-        }
-        let start = poly.idx.len();
-        let first = cap[0].0;
-        let mut at = first;
-        while closed {
-            let to = cap_next[at as usize];
-            if to == NONE || poly.idx.len() - start == cap.len() {
-                closed = false;
-                break;
-            }
-            poly.idx.push(at);
-            at = to;
-            if at == first {
+            if x == first {
                 break;
             }
         }
-        for &(from, _) in cap.iter() {
-            cap_next[from as usize] = NONE;
-        }
-        if !closed || poly.idx.len() - start != cap.len() {
+        if count != made {
             return Step::Ambiguous;
         }
-        poly.faces.push(FaceRec {
-            start: start as u32,
-            len: cap.len() as u32,
-            plane: poly.na + k as u32,
-        });
-        // The faces cut away leave the list (so later cuts do not scan them), and the
-        // live vertices are those kept, then the new ones.
-        if dropped {
-            poly.faces.retain(|f| f.len > 0);
-        }
-        poly.live.retain(|&v| side[v as usize] != OUT);
+        std::mem::swap(&mut poly.live, keep);
         poly.live.extend(old as u32..poly.verts.len() as u32);
+        // The box of what is left.
+        let p = poly.verts[poly.live[0] as usize].p;
+        let (mut lo, mut hi) = (p, p);
+        for &v in &poly.live {
+            let p = &poly.verts[v as usize].p;
+            for i in 0..3 {
+                lo[i] = if p[i] < lo[i] { p[i] } else { lo[i] };
+                hi[i] = if p[i] > hi[i] { p[i] } else { hi[i] };
+            }
+        }
+        (poly.lo, poly.hi) = (lo, hi);
+        Step::Cut
+    }
+
+    /// Puts a new vertex on each edge from a kept vertex `i` to a removed one `o`,
+    /// with its corners: face G (`o -> i` before) runs `exit of G -> c -> i`, face F
+    /// (`i -> o` before) runs `i -> c -> entry of F`, the cap `entry of F -> c -> exit
+    /// of G`, the ends left open (`NONE`) for the caller to link; records the new
+    /// vertex as F's exit and G's entry. `Ambiguous` on an unexpected topology (the
+    /// vertices made so far still recorded).
+    #[allow(clippy::too_many_arguments)]
+    fn split(
+        poly: &mut Poly,
+        b: &Polyhedron,
+        k: usize,
+        side: &[u8],
+        s: &[f64],
+        outside: &[u32],
+        exit_of: &mut [u32],
+        entry_of: &mut [u32],
+        cap: u32,
+    ) -> Step {
+        let face = &b.faces()[k];
+        for &o in outside {
+            let at = poly.at[o as usize] as usize;
+            for j in at..at + poly.deg[o as usize] as usize {
+                let Corner {
+                    out: i,
+                    face: g,
+                    next: gi,
+                } = poly.corners[j];
+                if side[i as usize] == OUT {
+                    continue;
+                }
+                // At i: the corner of G (o -> i -> ...) stays; the corner of F on the
+                // edge i -> o now ends at c.
+                let ai = poly.at[i as usize] as usize;
+                let base = poly.corners.len() as u32;
+                let Some(fc) = poly.corners[ai..ai + poly.deg[i as usize] as usize]
+                    .iter_mut()
+                    .find(|q| q.out == o)
+                else {
+                    return Step::Ambiguous;
+                };
+                let c = poly.verts.len() as u32;
+                let f = fc.face;
+                (fc.out, fc.next) = (c, base + 1);
+                let (vert, root) = if side[i as usize] == ON {
+                    // A vertex of B on the plane: repeated in place.
+                    (poly.verts[i as usize], poly.root[i as usize])
+                } else {
+                    let (lo, hi) = (i.min(o), i.max(o));
+                    let (pl, ph) = (&poly.verts[lo as usize], &poly.verts[hi as usize]);
+                    let Some(planes) = common_planes(b, pl, ph) else {
+                        return Step::Ambiguous;
+                    };
+                    let (sl, sh) = (s[lo as usize], s[hi as usize]);
+                    let t = sl / (sl - sh);
+                    let kk = k as u32;
+                    let mut vert = Vert {
+                        p: pl.p + (ph.p - pl.p) * t,
+                        bv: NONE,
+                        bp: match planes {
+                            [NONE, _] => [kk, NONE, NONE],
+                            [i, NONE] => [i, kk, NONE],
+                            [i, j] => [i, j, kk],
+                        },
+                    };
+                    if planes[1] != NONE {
+                        // On three planes of B: the vertex of B they share, if any
+                        // (else a point outside B, cut off later).
+                        let (fi, fj) = (
+                            &b.faces()[planes[0] as usize].vertices,
+                            &b.faces()[planes[1] as usize].vertices,
+                        );
+                        if let Some(&m) = face
+                            .vertices
+                            .iter()
+                            .find(|m| fi.contains(m) && fj.contains(m))
+                        {
+                            vert.bv = m as u32;
+                            vert.bp = [NONE; 3];
+                        }
+                    }
+                    (vert, c)
+                };
+                poly.verts.push(vert);
+                poly.root.push(root);
+                poly.at.push(poly.corners.len() as u32);
+                poly.deg.push(3);
+                poly.corners.extend_from_slice(&[
+                    Corner {
+                        out: i,
+                        face: g,
+                        next: gi,
+                    },
+                    Corner {
+                        face: f,
+                        ..NO_CORNER
+                    },
+                    Corner {
+                        face: cap,
+                        ..NO_CORNER
+                    },
+                ]);
+                if f == NONE || exit_of[f as usize] != NONE || entry_of[g as usize] != NONE {
+                    return Step::Ambiguous;
+                }
+                exit_of[f as usize] = c;
+                entry_of[g as usize] = c;
+            }
+        }
         Step::Cut
     }
 }
