@@ -115,9 +115,11 @@ struct Mpi(mpi::topology::SimpleCommunicator);
 
 // SAFETY: MPI is initialised with `Threading::Serialized`: any thread may call it, one at
 // a time. A simulation calls its exchange from the thread that steps it, never two at
-// once.
+// once (stepping takes the simulation mutably).
 #[cfg(feature = "mpi")]
 unsafe impl Send for Mpi {}
+#[cfg(feature = "mpi")]
+unsafe impl Sync for Mpi {}
 
 #[cfg(feature = "mpi")]
 impl Exchange for Mpi {

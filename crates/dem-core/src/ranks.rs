@@ -36,11 +36,11 @@ use crate::error::DemError;
 use crate::integrator::CHUNK;
 use crate::particles::Particles;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
-use std::cell::RefCell;
 use std::ops::Range;
+use std::sync::Mutex;
 
 /// The ranks' one collective operation.
-pub trait Exchange: Send {
+pub trait Exchange: Send + Sync {
     /// This rank's number, from 0.
     fn rank(&self) -> usize;
     /// How many ranks run the simulation.
@@ -64,7 +64,7 @@ pub struct Ranks {
     moved: Vec<bool>,
     /// What this rank sends and what it receives, kept from step to step (a step's
     /// exchange is megabytes in a large scene: allocating it anew costs page faults).
-    buffers: RefCell<(Vec<f64>, Vec<u8>)>,
+    buffers: Mutex<(Vec<f64>, Vec<u8>)>,
 }
 
 /// Values per particle in the step's exchange: position, velocity, orientation (w, i, j,
@@ -93,7 +93,7 @@ impl Ranks {
             owned,
             chunks,
             moved,
-            buffers: RefCell::default(),
+            buffers: Mutex::default(),
         }
     }
 
@@ -163,7 +163,7 @@ impl Ranks {
     /// values per chunk) of every chunk. The forces stay where they were summed (see
     /// [`Ranks::share_forces`]).
     pub fn share<const W: usize>(&self, p: &mut Particles, sums: &mut [[f64; W]]) {
-        let mut buffers = self.buffers.borrow_mut();
+        let mut buffers = self.buffers.lock().expect("one step at a time");
         let (mine, all) = &mut *buffers;
         mine.clear();
         for i in self.owned.clone() {

@@ -51,5 +51,7 @@ pub fn to_py(e: DemError) -> PyErr {
         DemError::Plugin { .. } | DemError::PluginCall { .. } => PluginError::new_err(message),
         DemError::Checkpoint { .. } => CheckpointError::new_err(message),
         DemError::NonFinite { .. } | DemError::EnergyGrowth { .. } => StateError::new_err(message),
+        // The module runs one process: this comes only from an exchange among ranks.
+        DemError::Rank { .. } => Error::new_err(message),
     }
 }
