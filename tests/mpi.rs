@@ -10,7 +10,7 @@
 
 use dem_verification::cli::{fresh_dir, s};
 use dem_verification::ranks::{PISTON, SCENE};
-use dem_verification::{build_plugins, root, PLUGINS};
+use dem_verification::{build_dem, build_plugins, root, PLUGINS};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
@@ -30,23 +30,7 @@ fn mpi_dem() -> Option<&'static Path> {
             eprintln!("no mpirun on the PATH: the MPI tests are skipped");
             return None;
         }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = Command::new(cargo)
-            .current_dir(root())
-            .args(["build", "--message-format=json-render-diagnostics"])
-            .args(["-p", "dem-cli", "--features", "mpi"])
-            .env("CARGO_TARGET_DIR", root().join("target/test-mpi"))
-            .output()
-            .expect("cargo can be run");
-        assert!(
-            out.status.success(),
-            "building dem with MPI failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        Some(build_dem(&["mpi"], "test-mpi"))
     })
     .as_deref()
 }

@@ -125,32 +125,38 @@ pub fn dem_exe() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
         plugins();
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = Command::new(cargo)
-            .current_dir(root())
-            .args([
-                "build",
-                "--message-format=json-render-diagnostics",
-                "-p",
-                "dem-cli",
-            ])
-            .env(
-                "CARGO_TARGET_DIR",
-                root().join("target").join("test-plugins"),
-            )
-            .output()
-            .expect("cargo can be run");
-        assert!(
-            out.status.success(),
-            "building dem failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the dem executable")
+        build_dem(&[], "test-plugins")
     })
+}
+
+/// Builds `dem` with the cargo `features` into `target/<dir>` (its own target directory,
+/// so that the nested cargo never waits on the outer one's lock) and returns its path.
+pub fn build_dem(features: &[&str], dir: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut c = Command::new(cargo);
+    c.current_dir(root()).args([
+        "build",
+        "--message-format=json-render-diagnostics",
+        "-p",
+        "dem-cli",
+    ]);
+    if !features.is_empty() {
+        c.args(["--features", &features.join(",")]);
+    }
+    let out = c
+        .env("CARGO_TARGET_DIR", root().join("target").join(dir))
+        .output()
+        .expect("cargo can be run");
+    assert!(
+        out.status.success(),
+        "building dem (features {features:?}) failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reports the dem executable")
 }
 
 /// Runs `dem run --quiet --out <out> <scene>` (without `RUST_LOG`) and fails the test,

@@ -39,7 +39,8 @@ pub struct SavedContact {
 /// Whether a saved contact goes on. The contacts that ended in the last step are saved
 /// too: the next step removes them from the list (each replaced by the last contact, see
 /// `Contacts::retire`), after the broad phase's rebuild has sorted the list when one is
-/// due, so where they stand decides the order in which the live contacts sum their forces.
+/// due. (Where they stand changes no result: forces and energies are summed in slot
+/// order.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SavedEnd {
     /// A contact that goes on.
