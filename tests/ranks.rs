@@ -64,7 +64,10 @@ fn run(scene: &str, ranks: usize, steps: u64) -> Vec<Ending> {
                         sim.step().unwrap();
                         reorders += u64::from(sim.order.last != last);
                     }
-                    (state(&sim), reorders, sim.contacts.list().len())
+                    let held = sim.contacts.list().len();
+                    // A rank holds the state of its own particles and of those it reads;
+                    // the outputs see every particle's, put together.
+                    (sim.as_one_process(state).unwrap(), reorders, held)
                 })
             })
         })
@@ -104,4 +107,17 @@ fn ranks_give_the_bits_of_one_process() {
 #[test]
 fn ranks_share_a_moving_wall() {
     same_on_ranks(&SCENE.replace("PISTON", PISTON));
+}
+
+#[test]
+fn what_ranks_cannot_share_is_refused_with_its_name() {
+    // Every rank's unbalanced force would be its own share's: the stop is refused.
+    let scene = SCENE.replace("PISTON", "").replace(
+        "duration: Steps(3000),",
+        "duration: Steps(3000), stop: [Unbalanced(0.01)],",
+    );
+    let mut sim = sim_from_text(&scene, "ranks.ron").unwrap();
+    let rank = group(2).remove(0);
+    let e = sim.distribute(Box::new(rank)).unwrap_err().to_string();
+    assert!(e.contains("unbalanced force"), "{e}");
 }

@@ -13,6 +13,7 @@ use crate::team::Team;
 use nalgebra::{UnitQuaternion, Vector3};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// Candidate pairs and what is needed to know when they go stale (saved whole in a
 /// checkpoint: the next rebuild must happen at the same step as in an uninterrupted run).
@@ -74,6 +75,14 @@ const STALE_CHUNK: usize = 2048;
 
 /// Particles per parallel chunk of the grid's pair search.
 const PAIR_CHUNK: usize = 512;
+
+/// The two largest of the values `a` and `b` hold (each its two largest, largest first).
+pub fn merge_tops(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    let mut best = a;
+    top(&mut best, b[0]);
+    top(&mut best, b[1]);
+    best
+}
 
 /// Keeps in `best` the two largest values seen, largest first.
 fn top(best: &mut [f64; 2], d: f64) {
@@ -213,41 +222,81 @@ impl VerletList {
 
     /// [`VerletList::stale`] with the positions shared among the members of `team`.
     pub fn stale_in(&self, p: &Particles, team: &Team) -> bool {
-        if self.anchor.len() != p.len() {
-            return true;
-        }
-        // The two largest squared displacements: of the positions (each member its run of
-        // chunks; the two largest of a set do not depend on how it is split), and of the
-        // vertices for the facets, which may have turned.
-        let n = p.len();
+        !self.built_for(p) || self.beyond_skin(self.tops_in(p, team, 0..p.len(), |_| true))
+    }
+
+    /// Was the list built for as many particles as `p` holds?
+    pub fn built_for(&self, p: &Particles) -> bool {
+        self.anchor.len() == p.len()
+    }
+
+    /// Do the two largest squared displacements `tops` (m²) call for a rebuild?
+    pub fn beyond_skin(&self, tops: [f64; 2]) -> bool {
+        tops[0].sqrt() + tops[1].sqrt() > self.skin
+    }
+
+    /// The two largest squared displacements since the last rebuild (m², largest first)
+    /// among the particles of `range` that `keep` takes; the list must be
+    /// [built for](Self::built_for) `p`. The two largest of a set do not depend on how
+    /// it is split, so the parts' tops [merged](merge_tops) give the whole's.
+    pub fn tops_in(
+        &self,
+        p: &Particles,
+        team: &Team,
+        range: Range<usize>,
+        keep: impl Fn(usize) -> bool + Sync,
+    ) -> [f64; 2] {
+        // Each member its run of chunks; the facets, which may have turned, after.
         let facets = &self.facet_ids.0;
-        let chunks = n.div_ceil(STALE_CHUNK);
+        let chunks = range.len().div_ceil(STALE_CHUNK);
         let tops = std::sync::Mutex::new([0.0; 2]);
         team.run(|t| {
             let mut best = [0.0; 2];
             for k in team.range(chunks, t) {
-                let r = k * STALE_CHUNK..((k + 1) * STALE_CHUNK).min(n);
+                let from = range.start + k * STALE_CHUNK;
+                let r = from..(from + STALE_CHUNK).min(range.end);
                 let first = r.start as u32;
                 let start = facets.partition_point(|&f| f < first);
                 let mut facets = facets[start..].iter().peekable();
                 for (i, (x, x0)) in p.pos[r.clone()].iter().zip(&self.anchor[r]).enumerate() {
-                    if facets.next_if_eq(&&(first + i as u32)).is_none() {
+                    let i = first as usize + i;
+                    if facets.next_if_eq(&&(i as u32)).is_none() && keep(i) {
                         top(&mut best, (x - x0).norm_squared());
                     }
                 }
             }
             let mut all = tops.lock().expect("stale tops");
-            top(&mut all, best[0]);
-            top(&mut all, best[1]);
+            *all = merge_tops(*all, best);
         });
-        let [d1, d2] = tops.into_inner().expect("stale tops");
-        let mut best = [d1, d2];
-        for &f in facets {
+        let mut best = tops.into_inner().expect("stale tops");
+        let (lo, hi) = (range.start as u32, range.end as u32);
+        for &f in &facets[facets.partition_point(|&f| f < lo)..facets.partition_point(|&f| f < hi)]
+        {
             let f = f as usize;
-            let d = displacement(p, f, &self.anchor[f], &self.anchor_ori[f]);
-            top(&mut best, d * d);
+            if keep(f) {
+                let d = displacement(p, f, &self.anchor[f], &self.anchor_ori[f]);
+                top(&mut best, d * d);
+            }
         }
-        best[0].sqrt() + best[1].sqrt() > self.skin
+        best
+    }
+
+    /// [`VerletList::tops_in`] of the particles `ids`, one after the other.
+    pub fn tops_of(&self, p: &Particles, ids: &[u32]) -> [f64; 2] {
+        let mut best = [0.0; 2];
+        for &i in ids {
+            let i = i as usize;
+            // As `tops_in` measures each.
+            let d2 = match p.shape[i] {
+                Shape::Facet(_) => {
+                    let d = displacement(p, i, &self.anchor[i], &self.anchor_ori[i]);
+                    d * d
+                }
+                _ => (p.pos[i] - self.anchor[i]).norm_squared(),
+            };
+            top(&mut best, d2);
+        }
+        best
     }
 
     /// Notes which particles are mesh facets (whose displacement [`Self::stale`] measures

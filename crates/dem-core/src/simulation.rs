@@ -13,7 +13,7 @@ use crate::energy::Ledger;
 use crate::error::DemError;
 use crate::guards::{self, EnergyReference};
 use crate::images::Periodic;
-use crate::integrator::Integrator;
+use crate::integrator::{Integrator, CHUNK};
 use crate::mesh::{MeshBody, MeshLoad};
 use crate::motion::Prescribed;
 use crate::particles::Particles;
@@ -22,6 +22,7 @@ use crate::population::{Flow, Watched};
 use crate::ranks::{Exchange, Ranks};
 use crate::reorder::{free_runs, ParticleOrder};
 use crate::scene::{expand_bodies, Duration, L6Options, Scene, TimeStep};
+use crate::stop::Stop;
 use crate::team::{Parts, Team};
 use crate::timing::{lap, PhaseTimes};
 use crate::workers::recycle;
@@ -148,7 +149,16 @@ impl Simulation {
                 )?;
                 self.ledger.wrap(&self.integrator.gravity, &wrapped);
             }
-        } else if self.verlet.stale_in(p, &self.team) {
+        } else if match &self.ranks {
+            None => self.verlet.stale_in(p, &self.team),
+            Some(r) => r.stale(&self.verlet, p, &self.team),
+        } {
+            if let Some(r) = &mut self.ranks {
+                // The rebuild and the reordering read every position.
+                let t = Instant::now();
+                r.share_states(p);
+                self.timing.exchange += t.elapsed().as_secs_f64();
+            }
             if self.order.due(self.step, self.scene.contacts.reorder) {
                 if let Some(r) = &self.ranks {
                     // Particles may change owner: every rank takes all contacts first.
@@ -165,13 +175,14 @@ impl Simulation {
             }
             self.verlet.rebuild(p, self.reach, self.skin);
             drop_pairs_within_clumps(&mut self.verlet.pairs, &self.clump_of);
-            match &self.ranks {
+            match &mut self.ranks {
                 None => self
                     .contacts
                     .rebuild(&self.verlet.pairs, p, &self.dispatch)?,
                 Some(r) => {
                     let pairs = r.local_pairs(&self.verlet.pairs);
-                    r.agree(self.contacts.rebuild(&pairs, p, &self.dispatch))?
+                    r.agree(self.contacts.rebuild(&pairs, p, &self.dispatch))?;
+                    r.find_ghosts(&pairs);
                 }
             }
         }
@@ -182,20 +193,33 @@ impl Simulation {
             Some(per) => &per.ext,
             None => p,
         };
-        // Each member makes the views of its own run of particles.
+        // Each member makes the views of its own run of chunks: all of them, or those a
+        // rank moves, and then the rank's ghosts (the only particles its contacts read).
         let n = rows.shape.len();
         views.resize(n, ShapeView::of_sphere(&NO_SHAPE));
         {
+            let chunks = n.div_ceil(CHUNK);
+            let moved = self.ranks.as_ref().map(Ranks::moved);
             let parts = Parts::new(&mut views);
             let team = &self.team;
             team.run(|t| {
-                let mine = team.range(n, t);
+                let runs = team.range(chunks, t);
+                let mine = (runs.start * CHUNK).min(n)..(runs.end * CHUNK).min(n);
                 // SAFETY: the members' ranges are disjoint.
                 let out = unsafe { parts.take(mine.clone()) };
-                for (v, s) in out.iter_mut().zip(&rows.shape[mine]) {
-                    *v = s.view();
+                for k in runs.filter(|&k| moved.is_none_or(|m| m[k])) {
+                    let r = k * CHUNK..((k + 1) * CHUNK).min(n);
+                    let at = r.start - mine.start..r.end - mine.start;
+                    for (v, s) in out[at].iter_mut().zip(&rows.shape[r]) {
+                        *v = s.view();
+                    }
                 }
             });
+            if let Some(r) = &self.ranks {
+                for &i in r.ghosts() {
+                    views[i as usize] = rows.shape[i as usize].view();
+                }
+            }
         }
         let cx = StepContext {
             particles: rows,
@@ -236,9 +260,10 @@ impl Simulation {
             .as_ref()
             .map(|per| per.fold(&mut self.contacts));
         // Forces start from the weights there.
+        let moved = self.ranks.as_ref().map(Ranks::moved);
         let totals = self
             .contacts
-            .gather(p, &self.integrator.gravity, &self.team);
+            .gather(p, &self.integrator.gravity, &self.team, moved);
         self.timing.gather += lap(&mut clock);
         if self.ranks.is_none() {
             self.book_contacts(&totals);
@@ -257,7 +282,7 @@ impl Simulation {
             self.ledger.boundary_work += g.control(p, dt);
             self.ledger.boundary_work += g.step_velocities(p, self.time, dt);
         }
-        let finite = match &self.ranks {
+        let finite = match &mut self.ranks {
             None => self.integrator.step_in(p, &mut self.ledger, &self.team),
             Some(r) => {
                 let mut sums = Vec::new();
@@ -270,7 +295,7 @@ impl Simulation {
                     .map(|(s, b)| std::array::from_fn(|k| if k < 6 { s[k] } else { b[k - 6] }))
                     .collect();
                 let t = Instant::now();
-                r.share(p, &mut both);
+                r.share_step(p, &mut both, &self.verlet, &self.team);
                 self.timing.exchange += t.elapsed().as_secs_f64();
                 for ((s, b), x) in sums.iter_mut().zip(booked.iter_mut()).zip(&both) {
                     s.copy_from_slice(&x[..6]);
@@ -283,6 +308,10 @@ impl Simulation {
             }
         };
         if !finite {
+            if let Some(r) = &mut self.ranks {
+                // The probe is every rank's: all look at the whole state.
+                r.share_states(&mut self.particles);
+            }
             self.check_finite()?;
         }
         if !self.clumps.is_empty()
@@ -410,8 +439,16 @@ impl Simulation {
             if self.flow.any() {
                 return refuse("a scene with inlets or outlets");
             }
+            if self
+                .scene
+                .stop
+                .iter()
+                .any(|s| matches!(s, Stop::Unbalanced(_)))
+            {
+                return refuse("a stop on the unbalanced force");
+            }
         }
-        let ranks = Ranks::new(exchange, self.particles.len(), &self.free);
+        let mut ranks = Ranks::new(exchange, self.particles.len(), &self.free);
         let mine: Vec<_> = self
             .contacts
             .save()
@@ -419,6 +456,7 @@ impl Simulation {
             .filter(|c| ranks.is_local(c.a) || ranks.is_local(c.b))
             .collect();
         let pairs = ranks.local_pairs(&self.verlet.pairs);
+        ranks.find_ghosts(&pairs);
         self.contacts = Contacts::restore(&pairs, &self.particles, &self.dispatch, &mine).map_err(
             |message| DemError::Rank {
                 rank: ranks.rank(),
@@ -443,9 +481,10 @@ impl Simulation {
     /// particle's force (for a checkpoint, or an output). Among ranks, every rank calls
     /// it at the same step: they put their contacts and forces together first.
     pub fn as_one_process<T>(&mut self, f: impl FnOnce(&Simulation) -> T) -> Result<T, DemError> {
-        let Some(r) = &self.ranks else {
+        let Some(r) = &mut self.ranks else {
             return Ok(f(self));
         };
+        r.share_states(&mut self.particles);
         r.share_forces(&mut self.particles);
         let all = r.all_contacts(
             &self.contacts,

@@ -85,11 +85,15 @@ impl Contacts {
     /// smaller id), summed per chunk of particles in slot order, then the chunks in order.
     /// So the ledger too depends on the storage order alone, and a process that holds some
     /// chunks' particles with all their contacts can sum exactly the same terms.
+    ///
+    /// With `only` (a mark per chunk), only the marked chunks start from their weights:
+    /// a rank's (see [`crate::ranks`]), whose other particles' forces are not read.
     pub fn gather(
         &mut self,
         p: &mut Particles,
         gravity: &Vector3<f64>,
         team: &Team,
+        only: Option<&[bool]>,
     ) -> ContactTotals {
         use crate::integrator::CHUNK as PER;
         let n = p.len();
@@ -113,10 +117,19 @@ impl Contacts {
                 (
                     forces.take(mine.clone()),
                     torques.take(mine.clone()),
-                    booked.take(runs),
+                    booked.take(runs.clone()),
                 )
             };
-            crate::integrator::weigh(gravity, &mass[mine], force, torque);
+            match only {
+                None => crate::integrator::weigh(gravity, &mass[mine], force, torque),
+                Some(only) => {
+                    for k in runs.filter(|&k| only[k]) {
+                        let r = k * PER - mine.start..((k + 1) * PER).min(n) - mine.start;
+                        let (f, t) = (&mut force[r.clone()], &mut torque[r.clone()]);
+                        crate::integrator::weigh(gravity, &mass[r.start + mine.start..], f, t);
+                    }
+                }
+            }
             held.each(|k| {
                 let [b1, b2] = bodies[k as usize];
                 // Ids below `lo` (and `NONE`, and `ENDING | a`) wrap to values past the
