@@ -247,6 +247,37 @@ impl Ranks {
         self.tops = None;
     }
 
+    /// Gives every rank the position of every particle (each rank sends its own): what a
+    /// rebuild of the broad phase reads. The other rank's particles that the rebuilt pairs
+    /// read then need their whole state ([`Ranks::share_ghosts`]).
+    pub fn share_positions(&mut self, p: &mut Particles) {
+        let mut buffers = self.buffers.lock().expect("one step at a time");
+        let (mine, all) = &mut *buffers;
+        mine.clear();
+        for x in &p.pos[self.owned.clone()] {
+            mine.extend_from_slice(x.as_slice());
+        }
+        let at = self.exchange.all_gather(bytemuck::cast_slice(mine), all);
+        for (rank, bytes) in at.into_iter().enumerate() {
+            if rank != self.rank() {
+                let (_, owned) = share_of(rank, self.size(), p.len());
+                let values: &[u8] = &all[bytes];
+                for (x, v) in p.pos[owned].iter_mut().zip(values.chunks_exact(24)) {
+                    *x = Vector3::new(read_f64(&v[..8]), read_f64(&v[8..16]), read_f64(&v[16..]));
+                }
+            }
+        }
+        self.tops = None;
+    }
+
+    /// Gives every rank the whole state of its ghosts (see [`Ranks::find_ghosts`]), as the
+    /// step's exchange does, without the rest: after a rebuild that found new ghosts.
+    pub fn share_ghosts(&mut self, p: &mut Particles) {
+        let sent = std::mem::take(&mut self.sent);
+        self.send_states(p, &sent, None, &mut [] as &mut [[f64; 0]]);
+        self.sent = sent;
+    }
+
     /// The step's exchange: gives every rank the new state of the particles it reads but
     /// does not own (its ghosts; see [`Ranks::find_ghosts`]), every rank's two largest
     /// displacements of its free particles for the next staleness test, and the chunk

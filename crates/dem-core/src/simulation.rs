@@ -153,13 +153,18 @@ impl Simulation {
             None => self.verlet.stale_in(p, &self.team),
             Some(r) => r.stale(&self.verlet, p, &self.team),
         } {
+            let reorder = self.order.due(self.step, self.scene.contacts.reorder);
             if let Some(r) = &mut self.ranks {
-                // The rebuild and the reordering read every position.
+                // The rebuild reads every position; a reordering hands particles to other
+                // owners, with their whole state.
                 let t = Instant::now();
-                r.share_states(p);
+                match reorder {
+                    true => r.share_states(p),
+                    false => r.share_positions(p),
+                }
                 self.timing.exchange += t.elapsed().as_secs_f64();
             }
-            if self.order.due(self.step, self.scene.contacts.reorder) {
+            if reorder {
                 if let Some(r) = &self.ranks {
                     // Particles may change owner: every rank takes all contacts first.
                     let all = r.all_contacts(&self.contacts, &self.verlet.pairs, p, &self.dispatch);
@@ -181,8 +186,14 @@ impl Simulation {
                     .rebuild(&self.verlet.pairs, p, &self.dispatch)?,
                 Some(r) => {
                     let pairs = r.local_pairs(&self.verlet.pairs);
-                    r.agree(self.contacts.rebuild(&pairs, p, &self.dispatch))?;
                     r.find_ghosts(&pairs);
+                    if !reorder {
+                        // The new ghosts' velocities and orientations.
+                        let t = Instant::now();
+                        r.share_ghosts(p);
+                        self.timing.exchange += t.elapsed().as_secs_f64();
+                    }
+                    r.agree(self.contacts.rebuild(&pairs, p, &self.dispatch))?;
                 }
             }
         }
