@@ -135,3 +135,37 @@ fn what_ranks_cannot_share_is_refused_with_its_name() {
     let e = sim.distribute(Box::new(rank)).unwrap_err().to_string();
     assert!(e.contains("unbalanced force"), "{e}");
 }
+
+#[test]
+fn ranks_share_rocks() {
+    // Polyhedra: contacts whose functor keeps state (a cached direction) from step to step,
+    // handed over with the particles at each reordering.
+    let scene = r#"Scene(
+        materials: { "rock": (density: 2600, young: 1e8, friction: 0.5) },
+        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
+                params: (kn_per_area: 1e8, kt_kn: 0.5, restitution: 0.3))],
+        bodies: [
+            Rocks(min: (0, 0, 0), max: (0.06, 0.06, 0.16), count: 100, size: (0.006, 0.009),
+                  axes: (1, 0.8, 0.6), points: 12, material: "rock", seed: 3),
+            Box(min: (0, 0, 0), max: (0.06, 0.06, 0.2), material: "rock"),
+        ],
+        gravity: (0, 0, -400),
+        timestep: Critical(0.2),
+        duration: Steps(3000),
+        contacts: (skin: 0.3, reorder: 100),
+    )"#;
+    let one = run(scene, 1, 1500).remove(0);
+    let (_, reorders, rebuilds, contacts) = one;
+    assert!(
+        reorders >= 5 && rebuilds >= reorders + 5 && contacts > 100,
+        "{reorders} reorderings, {rebuilds} rebuilds, {contacts} contacts"
+    );
+    for n in [2, 4] {
+        for (rank, r) in run(scene, n, 1500).into_iter().enumerate() {
+            assert!(
+                r.0 == one.0,
+                "{n} ranks: rank {rank} differs from one process"
+            );
+        }
+    }
+}
