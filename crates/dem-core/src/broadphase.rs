@@ -222,7 +222,7 @@ impl VerletList {
 
     /// [`VerletList::stale`] with the positions shared among the members of `team`.
     pub fn stale_in(&self, p: &Particles, team: &Team) -> bool {
-        !self.built_for(p) || self.beyond_skin(self.tops_in(p, team, 0..p.len(), |_| true))
+        !self.built_for(p) || self.beyond_skin(self.tops_in(p, team, 0..p.len()))
     }
 
     /// Was the list built for as many particles as `p` holds?
@@ -236,16 +236,10 @@ impl VerletList {
     }
 
     /// The two largest squared displacements since the last rebuild (m², largest first)
-    /// among the particles of `range` that `keep` takes; the list must be
+    /// among the particles of `range`; the list must be
     /// [built for](Self::built_for) `p`. The two largest of a set do not depend on how
     /// it is split, so the parts' tops [merged](merge_tops) give the whole's.
-    pub fn tops_in(
-        &self,
-        p: &Particles,
-        team: &Team,
-        range: Range<usize>,
-        keep: impl Fn(usize) -> bool + Sync,
-    ) -> [f64; 2] {
+    pub fn tops_in(&self, p: &Particles, team: &Team, range: Range<usize>) -> [f64; 2] {
         // Each member its run of chunks; the facets, which may have turned, after.
         let facets = &self.facet_ids.0;
         let chunks = range.len().div_ceil(STALE_CHUNK);
@@ -260,7 +254,7 @@ impl VerletList {
                 let mut facets = facets[start..].iter().peekable();
                 for (i, (x, x0)) in p.pos[r.clone()].iter().zip(&self.anchor[r]).enumerate() {
                     let i = first as usize + i;
-                    if facets.next_if_eq(&&(i as u32)).is_none() && keep(i) {
+                    if facets.next_if_eq(&&(i as u32)).is_none() {
                         top(&mut best, (x - x0).norm_squared());
                     }
                 }
@@ -273,10 +267,8 @@ impl VerletList {
         for &f in &facets[facets.partition_point(|&f| f < lo)..facets.partition_point(|&f| f < hi)]
         {
             let f = f as usize;
-            if keep(f) {
-                let d = displacement(p, f, &self.anchor[f], &self.anchor_ori[f]);
-                top(&mut best, d * d);
-            }
+            let d = displacement(p, f, &self.anchor[f], &self.anchor_ori[f]);
+            top(&mut best, d * d);
         }
         best
     }

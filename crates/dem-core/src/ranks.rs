@@ -73,6 +73,8 @@ pub struct Ranks {
     replicated: Vec<u32>,
     /// Is each storage index one of `replicated`?
     is_replicated: Vec<bool>,
+    /// The runs of free particles (storage indices).
+    free: Vec<Range<usize>>,
     /// The owned free particles whose state other ranks read (their ghosts): the other
     /// ends of this rank's candidate pairs with a particle it does not own. Sent each step.
     sent: Vec<u32>,
@@ -123,6 +125,7 @@ impl Ranks {
             moved,
             replicated,
             is_replicated,
+            free: free.to_vec(),
             sent: Vec::new(),
             ghosts: Vec::new(),
             tops: None,
@@ -278,20 +281,31 @@ impl Ranks {
         self.sent = sent;
     }
 
+    /// The two largest squared displacements (m²) of this rank's free particles since the
+    /// last rebuild, for [`Ranks::share_step`].
+    pub fn own_tops(&self, verlet: &VerletList, p: &Particles, team: &Team) -> [f64; 2] {
+        let own = &self.owned;
+        self.free
+            .iter()
+            .map(|run| run.start.max(own.start)..run.end.min(own.end))
+            .filter(|r| !r.is_empty())
+            .fold([0.0; 2], |best, r| {
+                merge_tops(best, verlet.tops_in(p, team, r))
+            })
+    }
+
     /// The step's exchange: gives every rank the new state of the particles it reads but
     /// does not own (its ghosts; see [`Ranks::find_ghosts`]), every rank's two largest
-    /// displacements of its free particles for the next staleness test, and the chunk
+    /// displacements of its free particles (`mine`, from [`Ranks::own_tops`]) for the next
+    /// staleness test, and the chunk
     /// sums `sums` (`W` values per chunk) of every chunk. The forces stay where they were
     /// summed (see [`Ranks::share_forces`]).
     pub fn share_step<const W: usize>(
         &mut self,
         p: &mut Particles,
         sums: &mut [[f64; W]],
-        verlet: &VerletList,
-        team: &Team,
+        mine: [f64; 2],
     ) {
-        let is_replicated = &self.is_replicated;
-        let mine = verlet.tops_in(p, team, self.owned.clone(), |i| !is_replicated[i]);
         let sent = std::mem::take(&mut self.sent);
         let tops = self.send_states(p, &sent, Some(mine), sums);
         self.sent = sent;

@@ -305,8 +305,9 @@ impl Simulation {
                     .zip(booked.iter())
                     .map(|(s, b)| std::array::from_fn(|k| if k < 6 { s[k] } else { b[k - 6] }))
                     .collect();
+                let tops = r.own_tops(&self.verlet, p, &self.team);
                 let t = Instant::now();
-                r.share_step(p, &mut both, &self.verlet, &self.team);
+                r.share_step(p, &mut both, tops);
                 self.timing.exchange += t.elapsed().as_secs_f64();
                 for ((s, b), x) in sums.iter_mut().zip(booked.iter_mut()).zip(&both) {
                     s.copy_from_slice(&x[..6]);
