@@ -70,6 +70,8 @@ struct Work {
     faces: Vec<u32>,
     /// B's planes in the order they are applied, with their sort keys.
     order: Vec<(f64, u32)>,
+    /// The larger bounding-box diagonal of A and B of the last run, if it got that far.
+    size: Option<f64>,
 }
 
 thread_local! {
@@ -100,6 +102,7 @@ fn box_side(
 impl Work {
     /// A ∩ B by clipping A with B's planes.
     fn run(&mut self, a: &Polyhedron, b: &Polyhedron, eps: f64) -> Outcome {
+        self.size = None;
         if a.vertices().is_empty()
             || b.vertices().is_empty()
             || a.faces().is_empty()
@@ -110,6 +113,7 @@ impl Work {
         let (la, ha) = a.aabb();
         let (lb, hb) = b.aabb();
         let size = (ha - la).norm().max((hb - lb).norm());
+        self.size = Some(size);
         let reach = [la, ha, lb, hb]
             .iter()
             .map(|p| p.coords.amax())
@@ -363,14 +367,31 @@ pub fn clip_then<R>(
     eps: f64,
     then: impl FnOnce(&View<'_>) -> R,
 ) -> Option<R> {
+    clip_then_sized(a, b, eps, |view, _| then(view)).ok()
+}
+
+/// [`clip_then`], with the larger bounding-box diagonal of A and B (bit for bit
+/// `a.diameter().max(b.diameter())`) passed to `then`, or returned as the error when
+/// `then` is not called (`None` if clipping stopped before computing it): the exact
+/// path and GJK need not scan the vertices for it again.
+pub(crate) fn clip_then_sized<R>(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    eps: f64,
+    then: impl FnOnce(&View<'_>, f64) -> R,
+) -> Result<R, Option<f64>> {
     with_work(|w| match w.run(a, b, eps) {
-        Outcome::Overlap(centroid, _) => Some(then(&View {
-            work: w,
-            a,
-            b,
-            centroid,
-        })),
-        _ => None,
+        Outcome::Overlap(centroid, _) => {
+            let size = w.size.unwrap_or_else(|| a.diameter().max(b.diameter()));
+            let view = View {
+                work: w,
+                a,
+                b,
+                centroid,
+            };
+            Ok(then(&view, size))
+        }
+        _ => Err(w.size),
     })
 }
 
