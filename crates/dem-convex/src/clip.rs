@@ -31,7 +31,7 @@
 use crate::interior::ChebyshevCentre;
 use crate::intersection::{FaceSource, Intersection};
 use crate::plane_cut::{Cutter, Poly, Step};
-use crate::polyhedron::{Face, Polyhedron};
+use crate::polyhedron::{polygon_area_centroid_along, Face, Polyhedron};
 use crate::surface::Surface;
 use nalgebra::{Point3, Vector3};
 use std::cell::RefCell;
@@ -150,7 +150,7 @@ impl Work {
         if apart(&b.faces()[first], a) || apart(&a.faces()[facing(a, &-towards)], b) {
             return Outcome::Empty;
         }
-        self.cur.load(a);
+        self.cur.load(a, (la.coords, ha.coords));
         let (c, h) = ((ha.coords + la.coords) * 0.5, (ha.coords - la.coords) * 0.5);
         // Then the planes that reach into A's box (the others keep all of A, and the
         // box only shrinks), those A's box centre lies farthest outside first: they cut
@@ -343,6 +343,18 @@ impl Surface for View<'_> {
         let cur = &self.work.cur;
         let rec = &cur.faces[self.work.faces[f] as usize];
         cur.verts[cur.idx[rec.start as usize + k] as usize].p
+    }
+    fn face_area_centroid(
+        &self,
+        f: usize,
+        len: usize,
+        normal: &Vector3<f64>,
+    ) -> (f64, Point3<f64>) {
+        // The face's cycle looked up once, not per vertex.
+        let cur = &self.work.cur;
+        let rec = &cur.faces[self.work.faces[f] as usize];
+        let cycle = &cur.idx[rec.start as usize..][..len];
+        polygon_area_centroid_along(len, |k| cur.verts[cycle[k] as usize].p, normal)
     }
     fn interior_point(&self) -> Vector3<f64> {
         self.centroid

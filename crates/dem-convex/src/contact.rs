@@ -25,7 +25,7 @@ use crate::clip::clip_then_sized;
 use crate::error::IntersectionError;
 use crate::gjk::gjk_from_sized;
 use crate::intersection::intersect_exact_sized;
-use crate::polyhedron::{polygon_area_centroid_along, Polyhedron};
+use crate::polyhedron::Polyhedron;
 use crate::surface::Surface;
 use nalgebra::{Point3, Vector2, Vector3};
 
@@ -128,7 +128,7 @@ fn overlap_contact(
     let (mut moment, mut n) = (Vector3::zeros(), Vector3::zeros());
     for f in 0..poly.face_count() {
         let (len, normal, src) = poly.face(f);
-        let (af, cf) = polygon_area_centroid_along(len, |k| poly.face_point(f, k), &normal);
+        let (af, cf) = poly.face_area_centroid(f, len, &normal);
         area += af;
         moment += af * cf.coords;
         volume += af * normal.dot(&(cf.coords - o));

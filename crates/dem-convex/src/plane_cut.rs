@@ -93,8 +93,9 @@ pub(crate) struct Poly {
 }
 
 impl Poly {
-    /// Loads A (allocations kept from the previous use).
-    pub fn load(&mut self, a: &Polyhedron) {
+    /// Loads A, whose bounding box is `(lo, hi)` (allocations kept from the previous
+    /// use).
+    pub fn load(&mut self, a: &Polyhedron, (lo, hi): (Vector3<f64>, Vector3<f64>)) {
         let nv = a.vertices().len();
         self.verts.clear();
         self.live.clear();
@@ -109,8 +110,7 @@ impl Poly {
         self.live.extend(0..nv as u32);
         self.root.extend(0..nv as u32);
         self.na = a.faces().len() as u32;
-        let (lo, hi) = a.aabb();
-        (self.lo, self.hi) = (lo.coords, hi.coords);
+        (self.lo, self.hi) = (lo, hi);
         self.deg.clear();
         self.deg.resize(nv, 0);
         for f in a.faces() {
