@@ -31,7 +31,7 @@
 use crate::interior::ChebyshevCentre;
 use crate::intersection::{FaceSource, Intersection};
 use crate::plane_cut::{Cutter, Poly, Step};
-use crate::polyhedron::{Face, Polyhedron};
+use crate::polyhedron::{polygon_area_centroid_along, Face, Polyhedron};
 use crate::surface::Surface;
 use nalgebra::{Point3, Vector3};
 use std::cell::RefCell;
@@ -70,6 +70,8 @@ struct Work {
     faces: Vec<u32>,
     /// B's planes in the order they are applied, with their sort keys.
     order: Vec<(f64, u32)>,
+    /// The larger bounding-box diagonal of A and B of the last run, if it got that far.
+    size: Option<f64>,
 }
 
 thread_local! {
@@ -100,6 +102,7 @@ fn box_side(
 impl Work {
     /// A ∩ B by clipping A with B's planes.
     fn run(&mut self, a: &Polyhedron, b: &Polyhedron, eps: f64) -> Outcome {
+        self.size = None;
         if a.vertices().is_empty()
             || b.vertices().is_empty()
             || a.faces().is_empty()
@@ -110,6 +113,7 @@ impl Work {
         let (la, ha) = a.aabb();
         let (lb, hb) = b.aabb();
         let size = (ha - la).norm().max((hb - lb).norm());
+        self.size = Some(size);
         let reach = [la, ha, lb, hb]
             .iter()
             .map(|p| p.coords.amax())
@@ -146,7 +150,7 @@ impl Work {
         if apart(&b.faces()[first], a) || apart(&a.faces()[facing(a, &-towards)], b) {
             return Outcome::Empty;
         }
-        self.cur.load(a);
+        self.cur.load(a, (la.coords, ha.coords));
         let (c, h) = ((ha.coords + la.coords) * 0.5, (ha.coords - la.coords) * 0.5);
         // Then the planes that reach into A's box (the others keep all of A, and the
         // box only shrinks), those A's box centre lies farthest outside first: they cut
@@ -340,6 +344,18 @@ impl Surface for View<'_> {
         let rec = &cur.faces[self.work.faces[f] as usize];
         cur.verts[cur.idx[rec.start as usize + k] as usize].p
     }
+    fn face_area_centroid(
+        &self,
+        f: usize,
+        len: usize,
+        normal: &Vector3<f64>,
+    ) -> (f64, Point3<f64>) {
+        // The face's cycle looked up once, not per vertex.
+        let cur = &self.work.cur;
+        let rec = &cur.faces[self.work.faces[f] as usize];
+        let cycle = &cur.idx[rec.start as usize..][..len];
+        polygon_area_centroid_along(len, |k| cur.verts[cycle[k] as usize].p, normal)
+    }
     fn interior_point(&self) -> Vector3<f64> {
         self.centroid
     }
@@ -363,14 +379,31 @@ pub fn clip_then<R>(
     eps: f64,
     then: impl FnOnce(&View<'_>) -> R,
 ) -> Option<R> {
+    clip_then_sized(a, b, eps, |view, _| then(view)).ok()
+}
+
+/// [`clip_then`], with the larger bounding-box diagonal of A and B (bit for bit
+/// `a.diameter().max(b.diameter())`) passed to `then`, or returned as the error when
+/// `then` is not called (`None` if clipping stopped before computing it): the exact
+/// path and GJK need not scan the vertices for it again.
+pub(crate) fn clip_then_sized<R>(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    eps: f64,
+    then: impl FnOnce(&View<'_>, f64) -> R,
+) -> Result<R, Option<f64>> {
     with_work(|w| match w.run(a, b, eps) {
-        Outcome::Overlap(centroid, _) => Some(then(&View {
-            work: w,
-            a,
-            b,
-            centroid,
-        })),
-        _ => None,
+        Outcome::Overlap(centroid, _) => {
+            let size = w.size.unwrap_or_else(|| a.diameter().max(b.diameter()));
+            let view = View {
+                work: w,
+                a,
+                b,
+                centroid,
+            };
+            Ok(then(&view, size))
+        }
+        _ => Err(w.size),
     })
 }
 

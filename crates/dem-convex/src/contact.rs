@@ -21,11 +21,11 @@
 //!   1 for unit cubes face to face; area 0 and the Chebyshev centre as point for
 //!   edge and vertex contacts).
 
-use crate::clip::clip_then;
+use crate::clip::clip_then_sized;
 use crate::error::IntersectionError;
-use crate::gjk::gjk_distance_from;
-use crate::intersection::intersect_exact;
-use crate::polyhedron::{polygon_area_centroid_along, Polyhedron};
+use crate::gjk::gjk_from_sized;
+use crate::intersection::intersect_exact_sized;
+use crate::polyhedron::Polyhedron;
 use crate::surface::Surface;
 use nalgebra::{Point3, Vector2, Vector3};
 
@@ -90,25 +90,29 @@ pub fn contact(
     let eps = opts.epsilon;
     // Pairs in general position: from the clipped polytope in place (as `intersect`
     // would find it, without building it); the others by the exact path.
-    if let Some(c) = clip_then(a, b, eps, |s| overlap_contact(a, b, eps, s)) {
-        return c;
-    }
-    let inter = match intersect_exact(a, b, eps) {
+    let size = match clip_then_sized(a, b, eps, |s, size| overlap_contact(a, b, eps, s, size)) {
+        Ok(c) => return c,
+        Err(size) => size,
+    };
+    let inter = match intersect_exact_sized(a, b, eps, size) {
         Ok(i) => i,
         Err(IntersectionError::Touching { point, normal, .. }) => {
             return Ok(touching_contact(a, b, point, normal, eps));
         }
         Err(e) => return Err(e),
     };
-    overlap_contact(a, b, eps, &inter)
+    let size = size.unwrap_or_else(|| a.diameter().max(b.diameter()));
+    overlap_contact(a, b, eps, &inter, size)
 }
 
-/// Contact of overlapping A and B from their intersection surface.
+/// Contact of overlapping A and B from their intersection surface; `size` is the
+/// larger bounding-box diagonal of A and B (`a.diameter().max(b.diameter())`).
 fn overlap_contact(
     a: &Polyhedron,
     b: &Polyhedron,
     eps: f64,
     poly: &impl Surface,
+    size: f64,
 ) -> Result<Contact, IntersectionError> {
     let nv = poly.vertex_count();
     // One pass over the faces: the area and centroid of each, the volume (the faces'
@@ -124,7 +128,7 @@ fn overlap_contact(
     let (mut moment, mut n) = (Vector3::zeros(), Vector3::zeros());
     for f in 0..poly.face_count() {
         let (len, normal, src) = poly.face(f);
-        let (af, cf) = polygon_area_centroid_along(len, |k| poly.face_point(f, k), &normal);
+        let (af, cf) = poly.face_area_centroid(f, len, &normal);
         area += af;
         moment += af * cf.coords;
         volume += af * normal.dot(&(cf.coords - o));
@@ -166,7 +170,7 @@ fn overlap_contact(
     if gap < -eps {
         let g = gap.abs();
         // dist(A - g n, B + g n) = dist(A, B + 2 g n).
-        let d = gjk_distance_from(a, b, &(2.0 * g * normal), &normal).distance;
+        let d = gjk_from_sized(a, b, &(2.0 * g * normal), &normal, size).distance;
         gap = (d - 2.0 * g).min(0.0);
     }
     Ok(Contact {

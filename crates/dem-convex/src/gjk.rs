@@ -39,6 +39,7 @@ struct Vert {
 
 /// Closest point to the origin of the affine hull of `pts` (`pts.len()` in 1..=4);
 /// returns barycentric coordinates if the system is regular.
+#[inline(always)]
 fn affine_min(pts: &[Vector3<f64>]) -> Option<[f64; 4]> {
     // Subsets that are (nearly) affinely dependent are rejected by their sine-volume:
     // an edge of zero length, a triangle with a sine below 1e-10, a tetrahedron
@@ -120,6 +121,33 @@ const SUBSETS: [(usize, [usize; 4]); 16] = {
     table
 };
 
+/// `COMPRESS[mask][sub]`, for `sub` a subset of `mask`: the mask of `sub` among the
+/// points of `mask` renumbered from 0 in order (the bits of `sub` at the positions of
+/// `mask`'s bits, packed down).
+const COMPRESS: [[u8; 16]; 16] = {
+    let mut table = [[0u8; 16]; 16];
+    let mut mask = 0;
+    while mask < 16 {
+        let mut sub = 0;
+        while sub < 16 {
+            let (mut to, mut k, mut i) = (0, 0, 0);
+            while i < 4 {
+                if mask & (1 << i) != 0 {
+                    if sub & (1 << i) != 0 {
+                        to |= 1 << k;
+                    }
+                    k += 1;
+                }
+                i += 1;
+            }
+            table[mask][sub] = to;
+            sub += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
 impl Simplex {
     fn verts(&self) -> &[Vert] {
         &self.verts[..self.len]
@@ -127,6 +155,41 @@ impl Simplex {
     fn push(&mut self, v: Vert) {
         self.verts[self.len] = v;
         self.len += 1;
+    }
+}
+
+/// One subset of Johnson's enumeration ([`closest_on_simplex`]): its outcome, solved
+/// or (with `reuse`) read back, and `best` updated if it is accepted and nearer.
+#[inline(always)]
+fn visit<const MASK: usize>(
+    simplex: &mut Simplex,
+    reuse: bool,
+    best: &mut Option<(f64, u32, [f64; 4])>,
+) {
+    let outcome = if reuse && simplex.known & (1 << MASK) != 0 {
+        simplex.subsets[MASK]
+    } else {
+        let (m, idx) = SUBSETS[MASK];
+        let mut pts = [Vector3::zeros(); 4];
+        for k in 0..m {
+            pts[k] = simplex.verts[idx[k]].w;
+        }
+        let outcome = affine_min(&pts[..m])
+            .filter(|lam| !lam[..m].iter().any(|&l| l < 0.0))
+            .map(|lam| {
+                let mut v = Vector3::zeros();
+                for k in 0..m {
+                    v += lam[k] * pts[k];
+                }
+                (v.norm_squared(), lam)
+            });
+        simplex.subsets[MASK] = outcome;
+        outcome
+    };
+    if let Some((d, lam)) = outcome {
+        if best.is_none_or(|(bd, _, _)| d < bd) {
+            *best = Some((d, MASK as u32, lam));
+        }
     }
 }
 
@@ -143,57 +206,49 @@ impl Simplex {
 fn closest_on_simplex(simplex: &mut Simplex, reuse: bool) -> Vector3<f64> {
     let n = simplex.len;
     let mut best: Option<(f64, u32, [f64; 4])> = None;
-    for mask in 1u32..(1 << n) {
-        let outcome = if reuse && simplex.known & (1 << mask) != 0 {
-            simplex.subsets[mask as usize]
-        } else {
-            let (m, idx) = SUBSETS[mask as usize];
-            let mut pts = [Vector3::zeros(); 4];
-            for k in 0..m {
-                pts[k] = simplex.verts[idx[k]].w;
-            }
-            let outcome = affine_min(&pts[..m])
-                .filter(|lam| !lam[..m].iter().any(|&l| l < 0.0))
-                .map(|lam| {
-                    let mut v = Vector3::zeros();
-                    for k in 0..m {
-                        v += lam[k] * pts[k];
-                    }
-                    (v.norm_squared(), lam)
-                });
-            simplex.subsets[mask as usize] = outcome;
-            outcome
-        };
-        if let Some((d, lam)) = outcome {
-            if best.is_none_or(|(bd, _, _)| d < bd) {
-                best = Some((d, mask, lam));
-            }
-        }
+    // The masks 1..2^n in increasing order, each a constant, so that each subset's
+    // system is solved by code specialised to its size.
+    macro_rules! visit {
+        ($($mask:literal),*) => { $( visit::<$mask>(simplex, reuse, &mut best); )* };
+    }
+    visit!(1);
+    if n >= 2 {
+        visit!(2, 3);
+    }
+    if n >= 3 {
+        visit!(4, 5, 6, 7);
+    }
+    if n >= 4 {
+        visit!(8, 9, 10, 11, 12, 13, 14, 15);
     }
     let (_, mask, lam) = best.unwrap_or((0.0, 1, [1.0, 0.0, 0.0, 0.0]));
     // Compact in place (kept indices only move down), the outcomes of the subsets of
     // the kept points with them: in increasing mask order, a subset's new mask is at
     // most its old one, so no outcome is overwritten before it is moved.
-    let mut bit = [0u32; 4];
     simplex.len = 0;
-    for (i, b) in bit.iter_mut().enumerate().take(n) {
+    for i in 0..n {
         if mask & (1 << i) != 0 {
             let k = simplex.len;
-            *b = 1 << k;
             simplex.weights[k] = lam[k];
             simplex.verts[k] = simplex.verts[i];
             simplex.len += 1;
         }
     }
-    simplex.known = 0;
-    for sub in 1..=mask {
-        if sub & mask == sub {
-            let (m, idx) = SUBSETS[sub as usize];
-            let to = idx[..m].iter().fold(0, |r, &i| r | bit[i]);
-            simplex.subsets[to as usize] = simplex.subsets[sub as usize];
-            simplex.known |= 1 << to;
+    // The subsets of the kept points, in increasing mask order (`(sub - mask) & mask`
+    // steps through them), each to its mask among the kept points.
+    let mut sub = 0u32;
+    loop {
+        sub = sub.wrapping_sub(mask) & mask;
+        if sub == 0 {
+            break;
+        }
+        let to = COMPRESS[mask as usize][sub as usize] as usize;
+        if to != sub as usize {
+            simplex.subsets[to] = simplex.subsets[sub as usize];
         }
     }
+    // Every non-empty subset of the kept points is known.
+    simplex.known = ((1u32 << (1u32 << simplex.len)) - 2) as u16;
     let mut v = Vector3::zeros();
     for (vert, &l) in simplex.verts().iter().zip(&simplex.weights) {
         v += l * vert.w;
@@ -204,6 +259,26 @@ fn closest_on_simplex(simplex: &mut Simplex, reuse: bool) -> Vector3<f64> {
 /// GJK distance between two convex polyhedra given in the same frame.
 pub fn gjk_distance(a: &Polyhedron, b: &Polyhedron) -> Proximity {
     gjk_distance_offset(a, b, &Vector3::zeros())
+}
+
+/// [`gjk_distance`] when the caller knows `size`, the larger bounding-box diagonal of
+/// the two bodies (`a.diameter().max(b.diameter())`, bit for bit): the same result
+/// without scanning the vertices for it again.
+pub(crate) fn gjk_distance_sized(a: &Polyhedron, b: &Polyhedron, size: f64) -> Proximity {
+    let offset = Vector3::zeros();
+    let start = b.vertices()[0] + offset - a.vertices()[0];
+    gjk_from_sized(a, b, &offset, &start, size)
+}
+
+/// [`gjk_distance_from`] with `size` known (see [`gjk_distance_sized`]).
+pub(crate) fn gjk_from_sized(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    offset: &Vector3<f64>,
+    towards: &Vector3<f64>,
+    size: f64,
+) -> Proximity {
+    gjk_core(a, b, offset, towards, true, size)
 }
 
 /// GJK distance between A and B translated by `offset` (length), without building
@@ -233,9 +308,20 @@ fn gjk_run(
     towards: &Vector3<f64>,
     reuse: bool,
 ) -> Proximity {
+    gjk_core(a, b, offset, towards, reuse, a.diameter().max(b.diameter()))
+}
+
+/// [`gjk_run`] with `size` the larger bounding-box diagonal of the two bodies.
+fn gjk_core(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    offset: &Vector3<f64>,
+    towards: &Vector3<f64>,
+    reuse: bool,
+    size: f64,
+) -> Proximity {
     // Work relative to a vertex of A and in units of the larger body, so that tiny or
     // huge models neither underflow nor overflow the Gram systems.
-    let size = a.diameter().max(b.diameter());
     let o = a.vertices()[0].coords;
     let inv = if size > 0.0 && size.is_finite() {
         1.0 / size

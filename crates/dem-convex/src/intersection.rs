@@ -15,7 +15,7 @@
 
 use crate::clip::{clip, Clipped};
 use crate::error::IntersectionError;
-use crate::gjk::gjk_distance;
+use crate::gjk::{gjk_distance, gjk_distance_sized};
 use crate::hull::convex_hull;
 use crate::interior::{chebyshev_centre, ChebyshevCentre};
 use crate::polyhedron::{polygon_plane, Face, Polyhedron};
@@ -79,7 +79,21 @@ pub fn intersect_exact(
     b: &Polyhedron,
     eps: f64,
 ) -> Result<Intersection, IntersectionError> {
-    let prox = gjk_distance(a, b);
+    intersect_exact_sized(a, b, eps, None)
+}
+
+/// [`intersect_exact`], with `size` the larger bounding-box diagonal of the bodies
+/// when the caller has it (bit for bit `a.diameter().max(b.diameter())`).
+pub(crate) fn intersect_exact_sized(
+    a: &Polyhedron,
+    b: &Polyhedron,
+    eps: f64,
+    size: Option<f64>,
+) -> Result<Intersection, IntersectionError> {
+    let prox = match size {
+        Some(size) => gjk_distance_sized(a, b, size),
+        None => gjk_distance(a, b),
+    };
     if prox.distance > eps {
         return Err(IntersectionError::Separated {
             distance: prox.distance,

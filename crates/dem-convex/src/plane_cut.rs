@@ -84,17 +84,16 @@ pub(crate) struct Poly {
     /// Bounding box (min, max) of the live vertices.
     pub lo: Vector3<f64>,
     pub hi: Vector3<f64>,
-    /// Per plane, while closing: whether its face was found.
-    seen: Vec<bool>,
-    /// Per face found while closing: plane and a corner on it.
-    found: Vec<(u32, u32)>,
+    /// Per plane, while closing: the first corner found on its face, if any.
+    found: Vec<u32>,
     /// Per corner of a face of A, in face order, while loading: its index.
     pos: Vec<u32>,
 }
 
 impl Poly {
-    /// Loads A (allocations kept from the previous use).
-    pub fn load(&mut self, a: &Polyhedron) {
+    /// Loads A, whose bounding box is `(lo, hi)` (allocations kept from the previous
+    /// use).
+    pub fn load(&mut self, a: &Polyhedron, (lo, hi): (Vector3<f64>, Vector3<f64>)) {
         let nv = a.vertices().len();
         self.verts.clear();
         self.live.clear();
@@ -109,8 +108,7 @@ impl Poly {
         self.live.extend(0..nv as u32);
         self.root.extend(0..nv as u32);
         self.na = a.faces().len() as u32;
-        let (lo, hi) = a.aabb();
-        (self.lo, self.hi) = (lo.coords, hi.coords);
+        (self.lo, self.hi) = (lo, hi);
         self.deg.clear();
         self.deg.resize(nv, 0);
         for f in a.faces() {
@@ -171,8 +169,7 @@ impl Poly {
         self.faces.clear();
         self.idx.clear();
         self.found.clear();
-        self.seen.clear();
-        self.seen.resize(planes, false);
+        self.found.resize(planes, NONE);
         for &v in &self.live {
             let at = self.at[v as usize] as usize;
             for (j, c) in self.corners[at..at + self.deg[v as usize] as usize]
@@ -183,16 +180,18 @@ impl Poly {
                 if f >= planes {
                     return false;
                 }
-                if !self.seen[f] {
-                    self.seen[f] = true;
-                    self.found.push((c.face, (at + j) as u32));
+                if self.found[f] == NONE {
+                    self.found[f] = (at + j) as u32;
                 }
             }
         }
-        self.found.sort_unstable_by_key(|f| f.0);
+        // The faces in plane order.
         let limit = self.live.len();
-        for i in 0..self.found.len() {
-            let (plane, q0) = self.found[i];
+        for plane in 0..planes as u32 {
+            let q0 = self.found[plane as usize];
+            if q0 == NONE {
+                continue;
+            }
             let start = self.idx.len();
             self.idx
                 .push(self.root[self.corners[q0 as usize].out as usize]);

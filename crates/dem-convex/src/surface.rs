@@ -6,7 +6,8 @@
 //! by [`clip_then`](crate::clip::clip_then) without building anything).
 
 use crate::intersection::{FaceSource, Intersection};
-use nalgebra::Vector3;
+use crate::polyhedron::polygon_area_centroid_along;
+use nalgebra::{Point3, Vector3};
 
 /// The intersection surface read in place (see the module doc). Coordinates are in the
 /// bodies' frame (length).
@@ -21,6 +22,19 @@ pub trait Surface {
     fn face(&self, f: usize) -> (usize, Vector3<f64>, FaceSource);
     /// Vertex `k` of face `f` (length), counter-clockwise seen from outside.
     fn face_point(&self, f: usize, k: usize) -> Vector3<f64>;
+    /// Area (length²) and area centroid (length) of face `f`, which has `len`
+    /// vertices and the outward unit normal `normal`: a fan from the vertex mean, each
+    /// triangle's area signed against the normal. Implementations may read the face's
+    /// vertices more directly than [`Surface::face_point`] does, with the same
+    /// arithmetic (the same bits).
+    fn face_area_centroid(
+        &self,
+        f: usize,
+        len: usize,
+        normal: &Vector3<f64>,
+    ) -> (f64, Point3<f64>) {
+        polygon_area_centroid_along(len, |k| self.face_point(f, k), normal)
+    }
     /// A point inside A ∩ B (length): `centre.point` of the [`Intersection`] the same
     /// pair gives.
     fn interior_point(&self) -> Vector3<f64>;
