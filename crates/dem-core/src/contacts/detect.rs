@@ -151,7 +151,7 @@ fn detect_chunk(
     let asked = (&scratch.pairs[..], &scratch.features[..], law.distance);
     let pair_cache = cached.then_some((&mut scratch.cache[..], stride));
     let asked_slots = &scratch.asked;
-    super::step::call_geometry(cx, geom, asked, pair_cache, &mut scratch.out, |k| {
+    super::geometry::call_geometry(cx, geom, asked, pair_cache, &mut scratch.out, |k| {
         let s = &slots[asked_slots[k]];
         (s.a, s.b)
     })?;
@@ -164,7 +164,7 @@ fn detect_chunk(
     for (k, &i) in scratch.asked.iter().enumerate() {
         let g = &scratch.out[k];
         if g.touching != 0 {
-            super::step::check(cx, geom, (slots[i].a, slots[i].b), g)?;
+            super::geometry::check(cx, geom, (slots[i].a, slots[i].b), g)?;
             if g.gap < law.distance {
                 found.push(((first + i) as u32, *g));
             }

@@ -36,10 +36,12 @@
 //! ranges among the threads), so that the sums, and thus trajectories, depend neither on
 //! the number of threads nor on the order of the list (see [`Contacts::gather`]).
 
+mod batch;
 pub(crate) mod blocks;
 mod columns;
 mod detect;
 mod gather;
+mod geometry;
 mod held;
 mod pair_cache;
 mod rebuild;
@@ -225,7 +227,7 @@ pub struct Contacts {
     fresh: Vec<(u32, RawGeom)>,
     detect_buffers: detect::Buffers,
     /// Buffers of the geometry and law passes, kept from step to step.
-    step_buffers: step::Buffers,
+    step_buffers: batch::Buffers,
 }
 
 fn kin(p: &Particles, i: usize) -> BodyKin {
@@ -420,7 +422,7 @@ impl Contacts {
         self.raw.clear();
         if early {
             self.raw.resize(self.list.len(), RawGeom::default());
-            step::geometry(cx, &self.list, &mut self.raw, &mut self.step_buffers)?;
+            geometry::geometry(cx, &self.list, &mut self.raw, &mut self.step_buffers)?;
         }
         let mut fresh = std::mem::take(&mut self.fresh);
         detect::detect(

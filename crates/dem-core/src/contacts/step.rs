@@ -1,278 +1,23 @@
-//! One step of the live contacts: their geometry calls (batched per functor), then
-//! lifecycle, L6Geom update, law call (batched per law) and the conversion of the law's
-//! output to global forces. Geometry and law run in one pass over chunks of the contact
-//! list in parallel (two passes when the hand-over of mesh contacts needs the geometry
-//! between them); each contact is written only by the worker of its chunk.
+//! The law pass of a step over the live contacts: their geometry (computed in the pass,
+//! see [`super::geometry`], or before it), then lifecycle, L6Geom update, law call
+//! (batched per law) and the conversion of the law's output to global forces. One pass
+//! over chunks of the contact list in parallel (a geometry pass before it when the
+//! hand-over of mesh contacts needs the geometry); each contact is written only by the
+//! worker of its chunk.
 
+use super::batch::{call_error, kinds, pick, Buffers, Scratch};
 use super::blocks::{self, Blocks};
-use super::columns::LawColumns;
 use super::gather::ENDING;
+use super::geometry::{check, geometry_chunk};
 use super::{Contact, ContactTotals, Gather, StepContext, CHUNK, NONE};
-use crate::dispatch::{GeomEntry, LawEntry};
+use crate::dispatch::LawEntry;
 use crate::error::DemError;
 use crate::l6geom::update::update_block;
 use crate::team::{FirstError, Parts};
-use crate::workers::{recycle, room, PerWorker};
+use crate::workers::recycle;
 use abi_stable::std_types::RResult;
-use dem_api::{GeomBatch, LawOutput, RawGeom, StateColumns};
+use dem_api::{LawOutput, RawGeom};
 use nalgebra::Vector3;
-
-fn call_error(
-    cx: &StepContext<'_>,
-    (a, b): (u32, u32),
-    plugin: &str,
-    functor: &str,
-    message: String,
-) -> DemError {
-    DemError::PluginCall {
-        step: cx.step,
-        plugin: plugin.into(),
-        functor: functor.into(),
-        a,
-        b,
-        message,
-    }
-}
-
-/// Calls `geom` on the pairs of particles `pairs` (body 1, body 2) and their terms
-/// `features`, asking for the gap below `distance`, with the pairs' caches `cache`
-/// (values, values per pair) if any (see [`super::pair_cache`]); on failure names the
-/// pair `pair(k)` of the failing item.
-pub(super) fn call_geometry(
-    cx: &StepContext<'_>,
-    geom: &GeomEntry,
-    (pairs, features, distance): (&[[u32; 2]], &[u32], f64),
-    cache: Option<(&mut [f64], usize)>,
-    out: &mut [RawGeom],
-    pair: impl Fn(usize) -> (u32, u32),
-) -> Result<(), DemError> {
-    let batch = GeomBatch {
-        bodies: cx.bodies,
-        pairs: pairs.into(),
-        features: features.into(),
-        distance,
-    };
-    let result = match cache {
-        Some((values, stride)) if geom.cache_len > 0 && stride >= geom.cache_len => {
-            let cache = StateColumns {
-                values: values.into(),
-                item_stride: stride as u64,
-                slot_stride: 1,
-            };
-            geom.functor.geom_batch_cached(&batch, cache, out.into())
-        }
-        _ => geom.functor.geom_batch(&batch, out.into()),
-    };
-    if let RResult::RErr(e) = result {
-        let k = (e.index as usize).min(pairs.len() - 1);
-        return Err(call_error(
-            cx,
-            pair(k),
-            &geom.plugin,
-            &geom.name,
-            e.message.to_string(),
-        ));
-    }
-    Ok(())
-}
-
-/// Fails unless a reported geometry is finite, with a unit normal and a finite non-zero
-/// weight.
-pub(super) fn check(
-    cx: &StepContext<'_>,
-    geom: &GeomEntry,
-    pair: (u32, u32),
-    g: &RawGeom,
-) -> Result<(), DemError> {
-    // |n|^2 within 2e-9 of 1 is |n| within 1e-9 of 1 (to first order), without a root.
-    let n2 = g.normal.na().norm_squared();
-    // A finite sum has finite terms (a comparison with NaN is false): the usual case in
-    // one test. Only when the sum is not finite (maybe by overflow) are the terms tested.
-    let sum = g.gap + g.point.x + g.point.y + g.point.z + g.weight;
-    if sum.is_finite() && (n2 - 1.0).abs() < 2e-9 && g.weight != 0.0 {
-        return Ok(());
-    }
-    let valid = g.gap.is_finite()
-        && g.point.is_finite()
-        && n2.is_finite()
-        && (n2 - 1.0).abs() < 2e-9
-        && g.weight.is_finite()
-        && g.weight != 0.0;
-    if valid {
-        return Ok(());
-    }
-    Err(call_error(
-        cx,
-        pair,
-        &geom.plugin,
-        &geom.name,
-        format!(
-            "returned invalid geometry (non-finite, normal not of unit length, or weight \
-             zero) {g:?}"
-        ),
-    ))
-}
-
-/// The distinct values of `key` over `items`, in order of first appearance (most chunks
-/// hold one functor and one law).
-fn kinds<T>(items: &[T], key: impl Fn(&T) -> u16, out: &mut Vec<u16>) {
-    out.clear();
-    for x in items {
-        let k = key(x);
-        if !out.contains(&k) {
-            out.push(k);
-        }
-    }
-}
-
-/// The indices `0..n` that `keep`, into `out`.
-fn pick(n: usize, keep: impl Fn(usize) -> bool, out: &mut Vec<usize>) {
-    out.clear();
-    out.extend((0..n).filter(|&i| keep(i)));
-}
-
-/// Buffers of one worker, reused from chunk to chunk and kept from step to step.
-#[derive(Default)]
-pub(super) struct Scratch {
-    kinds: Vec<u16>,
-    picked: Vec<usize>,
-    pairs: Vec<[u32; 2]>,
-    features: Vec<u32>,
-    out: Vec<RawGeom>,
-    law: LawColumns,
-    /// The contacts whose L6Geom is updated, and the bodies of each.
-    ks: Vec<usize>,
-    bodies: Vec<(usize, usize)>,
-    /// The chunk's geometry when the law pass computes it.
-    raw: Vec<RawGeom>,
-}
-
-impl Scratch {
-    /// Room for a full chunk (growing the buffers item by item cost more than the law).
-    fn room(&mut self) {
-        room(&mut self.kinds, 4);
-        room(&mut self.picked, CHUNK);
-        room(&mut self.pairs, CHUNK);
-        room(&mut self.features, CHUNK);
-        room(&mut self.out, CHUNK);
-        room(&mut self.raw, CHUNK);
-        room(&mut self.ks, CHUNK);
-        room(&mut self.bodies, CHUNK);
-    }
-}
-
-/// The pairs (body 1, body 2) and terms of the contacts `picked` of `list`, into
-/// `pairs` and `features`.
-fn pairs_of(
-    list: &[Contact],
-    picked: &[usize],
-    pairs: &mut Vec<[u32; 2]>,
-    features: &mut Vec<u32>,
-) {
-    pairs.clear();
-    features.clear();
-    for &i in picked {
-        let (b1, b2) = list[i].bodies();
-        pairs.push([b1 as u32, b2 as u32]);
-        features.push(u32::from(list[i].feature));
-    }
-}
-
-/// What the geometry and law passes keep from step to step, so that a step allocates
-/// nothing: each worker's buffers and the list of the law pass's chunks.
-#[derive(Default)]
-pub(super) struct Buffers {
-    workers: PerWorker<Scratch>,
-    work: Vec<Work<'static>>,
-}
-
-/// A copy starts without buffers.
-impl Clone for Buffers {
-    fn clone(&self) -> Self {
-        Buffers::default()
-    }
-}
-
-impl Buffers {
-    /// Runs `f` with the calling worker's scratch.
-    fn with<R>(&self, f: impl FnOnce(&mut Scratch) -> R) -> R {
-        self.workers.with(|kept| {
-            kept.room();
-            f(kept)
-        })
-    }
-}
-
-/// Contacts per item of the geometry pass ([`geometry`]): small, so that the workers,
-/// each taking the next item when free, finish together even when contacts differ in
-/// cost (polyhedra beside walls); a plugin call per item and functor.
-const GEOMETRY_CHUNK: usize = 32;
-
-/// Geometry of every contact (all live at this point) into `raw`, in items of
-/// [`GEOMETRY_CHUNK`] contacts taken by the next free worker (each contact's geometry is
-/// its own: the same for any split).
-pub(super) fn geometry(
-    cx: &StepContext<'_>,
-    list: &[Contact],
-    raw: &mut [RawGeom],
-    buffers: &mut Buffers,
-) -> Result<(), DemError> {
-    buffers.workers.prepare();
-    let buffers = &*buffers;
-    let chunks = list.len().div_ceil(GEOMETRY_CHUNK);
-    let raws = Parts::new(raw);
-    let first = FirstError::new();
-    cx.team.claim_each(chunks, |k| {
-        let r = k * GEOMETRY_CHUNK..((k + 1) * GEOMETRY_CHUNK).min(list.len());
-        // SAFETY: each chunk is claimed once.
-        let raw = unsafe { raws.take(r.clone()) };
-        if let Err(e) = buffers.with(|scratch| geometry_chunk(cx, &list[r], raw, scratch)) {
-            first.keep(k, e);
-            return false;
-        }
-        true
-    });
-    first.into_result()
-}
-
-fn geometry_chunk(
-    cx: &StepContext<'_>,
-    list: &[Contact],
-    raw: &mut [RawGeom],
-    scratch: &mut Scratch,
-) -> Result<(), DemError> {
-    kinds(list, |c| c.geom, &mut scratch.kinds);
-    for gi in 0..scratch.kinds.len() {
-        let g = scratch.kinds[gi];
-        let geom = &cx.dispatch.geoms[g as usize];
-        pick(list.len(), |i| list[i].geom == g, &mut scratch.picked);
-        pairs_of(
-            list,
-            &scratch.picked,
-            &mut scratch.pairs,
-            &mut scratch.features,
-        );
-        // A live contact always gets its geometry, so that its last step can be booked;
-        // whether it goes on is decided in the law pass.
-        let asked = (&scratch.pairs[..], &scratch.features[..], f64::INFINITY);
-        let pair = |k: usize| {
-            let c = &list[scratch.picked[k]];
-            (c.a, c.b)
-        };
-        if scratch.picked.len() == list.len() {
-            // One functor for the whole chunk (the common case): straight into `raw`.
-            call_geometry(cx, geom, asked, None, raw, pair)?;
-            continue;
-        }
-        scratch.out.clear();
-        scratch.out.resize(scratch.pairs.len(), RawGeom::default());
-        call_geometry(cx, geom, asked, None, &mut scratch.out, pair)?;
-        for (k, &i) in scratch.picked.iter().enumerate() {
-            raw[i] = scratch.out[k];
-        }
-    }
-    Ok(())
-}
 
 /// Where the law pass finds the contacts' geometry.
 pub(super) enum Geometry<'r> {
@@ -285,7 +30,7 @@ pub(super) enum Geometry<'r> {
 }
 
 /// One chunk of the law pass: its contacts and what goes with them.
-struct Work<'w> {
+pub(super) struct Work<'w> {
     /// Index of the first contact.
     first: usize,
     list: &'w mut [Contact],

@@ -1,0 +1,102 @@
+//! What the batched plugin calls of a step share: each worker's buffers, kept from step
+//! to step, the selection of a batch's members (by functor or law) and the error of a
+//! failed call. Used by the geometry calls ([`super::geometry`]) and the law pass
+//! ([`super::step`]).
+
+use super::columns::LawColumns;
+use super::step::Work;
+use super::{StepContext, CHUNK};
+use crate::error::DemError;
+use crate::workers::{room, PerWorker};
+use dem_api::RawGeom;
+
+/// The error of a plugin call on the pair `(a, b)`, naming the plugin and the functor.
+pub(super) fn call_error(
+    cx: &StepContext<'_>,
+    (a, b): (u32, u32),
+    plugin: &str,
+    functor: &str,
+    message: String,
+) -> DemError {
+    DemError::PluginCall {
+        step: cx.step,
+        plugin: plugin.into(),
+        functor: functor.into(),
+        a,
+        b,
+        message,
+    }
+}
+
+/// The distinct values of `key` over `items`, in order of first appearance (most chunks
+/// hold one functor and one law).
+pub(super) fn kinds<T>(items: &[T], key: impl Fn(&T) -> u16, out: &mut Vec<u16>) {
+    out.clear();
+    for x in items {
+        let k = key(x);
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+}
+
+/// The indices `0..n` that `keep`, into `out`.
+pub(super) fn pick(n: usize, keep: impl Fn(usize) -> bool, out: &mut Vec<usize>) {
+    out.clear();
+    out.extend((0..n).filter(|&i| keep(i)));
+}
+
+/// Buffers of one worker, reused from chunk to chunk and kept from step to step.
+#[derive(Default)]
+pub(super) struct Scratch {
+    pub(super) kinds: Vec<u16>,
+    pub(super) picked: Vec<usize>,
+    pub(super) pairs: Vec<[u32; 2]>,
+    pub(super) features: Vec<u32>,
+    pub(super) out: Vec<RawGeom>,
+    pub(super) law: LawColumns,
+    /// The contacts whose L6Geom is updated, and the bodies of each.
+    pub(super) ks: Vec<usize>,
+    pub(super) bodies: Vec<(usize, usize)>,
+    /// The chunk's geometry when the law pass computes it.
+    pub(super) raw: Vec<RawGeom>,
+}
+
+impl Scratch {
+    /// Room for a full chunk (growing the buffers item by item cost more than the law).
+    pub(super) fn room(&mut self) {
+        room(&mut self.kinds, 4);
+        room(&mut self.picked, CHUNK);
+        room(&mut self.pairs, CHUNK);
+        room(&mut self.features, CHUNK);
+        room(&mut self.out, CHUNK);
+        room(&mut self.raw, CHUNK);
+        room(&mut self.ks, CHUNK);
+        room(&mut self.bodies, CHUNK);
+    }
+}
+
+/// What the geometry and law passes keep from step to step, so that a step allocates
+/// nothing: each worker's buffers and the list of the law pass's chunks.
+#[derive(Default)]
+pub(super) struct Buffers {
+    pub(super) workers: PerWorker<Scratch>,
+    pub(super) work: Vec<Work<'static>>,
+}
+
+/// A copy starts without buffers.
+impl Clone for Buffers {
+    fn clone(&self) -> Self {
+        Buffers::default()
+    }
+}
+
+impl Buffers {
+    /// Runs `f` with the calling worker's scratch.
+    pub(super) fn with<R>(&self, f: impl FnOnce(&mut Scratch) -> R) -> R {
+        self.workers.with(|kept| {
+            kept.room();
+            f(kept)
+        })
+    }
+}

@@ -1,0 +1,179 @@
+//! The contacts' geometry calls: each functor called once per batch of the pairs it
+//! serves (columns of the bodies, rows of results), and what it returns checked before a
+//! law sees it. The step's geometry pass, when it runs before the law pass (scenes with
+//! mesh facets), and each chunk's calls when it runs inside it (see [`super::step`]).
+
+use super::batch::{call_error, kinds, pick, Buffers, Scratch};
+use super::{Contact, StepContext};
+use crate::dispatch::GeomEntry;
+use crate::error::DemError;
+use crate::team::{FirstError, Parts};
+use abi_stable::std_types::RResult;
+use dem_api::{GeomBatch, RawGeom, StateColumns};
+
+/// Contacts per item of the geometry pass ([`geometry`]): small, so that the workers,
+/// each taking the next item when free, finish together even when contacts differ in
+/// cost (polyhedra beside walls); a plugin call per item and functor.
+const GEOMETRY_CHUNK: usize = 32;
+
+/// Calls `geom` on the pairs of particles `pairs` (body 1, body 2) and their terms
+/// `features`, asking for the gap below `distance`, with the pairs' caches `cache`
+/// (values, values per pair) if any (see [`super::pair_cache`]); on failure names the
+/// pair `pair(k)` of the failing item.
+pub(super) fn call_geometry(
+    cx: &StepContext<'_>,
+    geom: &GeomEntry,
+    (pairs, features, distance): (&[[u32; 2]], &[u32], f64),
+    cache: Option<(&mut [f64], usize)>,
+    out: &mut [RawGeom],
+    pair: impl Fn(usize) -> (u32, u32),
+) -> Result<(), DemError> {
+    let batch = GeomBatch {
+        bodies: cx.bodies,
+        pairs: pairs.into(),
+        features: features.into(),
+        distance,
+    };
+    let result = match cache {
+        Some((values, stride)) if geom.cache_len > 0 && stride >= geom.cache_len => {
+            let cache = StateColumns {
+                values: values.into(),
+                item_stride: stride as u64,
+                slot_stride: 1,
+            };
+            geom.functor.geom_batch_cached(&batch, cache, out.into())
+        }
+        _ => geom.functor.geom_batch(&batch, out.into()),
+    };
+    if let RResult::RErr(e) = result {
+        let k = (e.index as usize).min(pairs.len() - 1);
+        return Err(call_error(
+            cx,
+            pair(k),
+            &geom.plugin,
+            &geom.name,
+            e.message.to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Fails unless a reported geometry is finite, with a unit normal and a finite non-zero
+/// weight.
+pub(super) fn check(
+    cx: &StepContext<'_>,
+    geom: &GeomEntry,
+    pair: (u32, u32),
+    g: &RawGeom,
+) -> Result<(), DemError> {
+    // |n|^2 within 2e-9 of 1 is |n| within 1e-9 of 1 (to first order), without a root.
+    let n2 = g.normal.na().norm_squared();
+    // A finite sum has finite terms (a comparison with NaN is false): the usual case in
+    // one test. Only when the sum is not finite (maybe by overflow) are the terms tested.
+    let sum = g.gap + g.point.x + g.point.y + g.point.z + g.weight;
+    if sum.is_finite() && (n2 - 1.0).abs() < 2e-9 && g.weight != 0.0 {
+        return Ok(());
+    }
+    let valid = g.gap.is_finite()
+        && g.point.is_finite()
+        && n2.is_finite()
+        && (n2 - 1.0).abs() < 2e-9
+        && g.weight.is_finite()
+        && g.weight != 0.0;
+    if valid {
+        return Ok(());
+    }
+    Err(call_error(
+        cx,
+        pair,
+        &geom.plugin,
+        &geom.name,
+        format!(
+            "returned invalid geometry (non-finite, normal not of unit length, or weight \
+             zero) {g:?}"
+        ),
+    ))
+}
+
+/// The pairs (body 1, body 2) and terms of the contacts `picked` of `list`, into
+/// `pairs` and `features`.
+fn pairs_of(
+    list: &[Contact],
+    picked: &[usize],
+    pairs: &mut Vec<[u32; 2]>,
+    features: &mut Vec<u32>,
+) {
+    pairs.clear();
+    features.clear();
+    for &i in picked {
+        let (b1, b2) = list[i].bodies();
+        pairs.push([b1 as u32, b2 as u32]);
+        features.push(u32::from(list[i].feature));
+    }
+}
+
+/// Geometry of every contact (all live at this point) into `raw`, in items of
+/// [`GEOMETRY_CHUNK`] contacts taken by the next free worker (each contact's geometry is
+/// its own: the same for any split).
+pub(super) fn geometry(
+    cx: &StepContext<'_>,
+    list: &[Contact],
+    raw: &mut [RawGeom],
+    buffers: &mut Buffers,
+) -> Result<(), DemError> {
+    buffers.workers.prepare();
+    let buffers = &*buffers;
+    let chunks = list.len().div_ceil(GEOMETRY_CHUNK);
+    let raws = Parts::new(raw);
+    let first = FirstError::new();
+    cx.team.claim_each(chunks, |k| {
+        let r = k * GEOMETRY_CHUNK..((k + 1) * GEOMETRY_CHUNK).min(list.len());
+        // SAFETY: each chunk is claimed once.
+        let raw = unsafe { raws.take(r.clone()) };
+        if let Err(e) = buffers.with(|scratch| geometry_chunk(cx, &list[r], raw, scratch)) {
+            first.keep(k, e);
+            return false;
+        }
+        true
+    });
+    first.into_result()
+}
+
+pub(super) fn geometry_chunk(
+    cx: &StepContext<'_>,
+    list: &[Contact],
+    raw: &mut [RawGeom],
+    scratch: &mut Scratch,
+) -> Result<(), DemError> {
+    kinds(list, |c| c.geom, &mut scratch.kinds);
+    for gi in 0..scratch.kinds.len() {
+        let g = scratch.kinds[gi];
+        let geom = &cx.dispatch.geoms[g as usize];
+        pick(list.len(), |i| list[i].geom == g, &mut scratch.picked);
+        pairs_of(
+            list,
+            &scratch.picked,
+            &mut scratch.pairs,
+            &mut scratch.features,
+        );
+        // A live contact always gets its geometry, so that its last step can be booked;
+        // whether it goes on is decided in the law pass.
+        let asked = (&scratch.pairs[..], &scratch.features[..], f64::INFINITY);
+        let pair = |k: usize| {
+            let c = &list[scratch.picked[k]];
+            (c.a, c.b)
+        };
+        if scratch.picked.len() == list.len() {
+            // One functor for the whole chunk (the common case): straight into `raw`.
+            call_geometry(cx, geom, asked, None, raw, pair)?;
+            continue;
+        }
+        scratch.out.clear();
+        scratch.out.resize(scratch.pairs.len(), RawGeom::default());
+        call_geometry(cx, geom, asked, None, &mut scratch.out, pair)?;
+        for (k, &i) in scratch.picked.iter().enumerate() {
+            raw[i] = scratch.out[k];
+        }
+    }
+    Ok(())
+}
