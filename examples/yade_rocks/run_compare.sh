@@ -5,7 +5,8 @@
 # $WORK/times.csv, the output of every run to $WORK/logs/.
 #   RUNS    timed runs of each code and phase, alternated (default 3)
 #   SPARSE  steps of the pour phase, from t = 0 (default 2000: most rocks still falling)
-#   DENSE   steps of the dense phase (default 200: Yade takes about 0.4 s per step there)
+#   DENSE   steps of the dense phase (default 200: Yade takes about 0.4 s per step there;
+#           0: the pour only)
 #   LONG    steps of an extra dem-only run of the dense phase (default 5000; 0: none)
 #   SETTLE  step at which the dense phase starts (default 15000, t = 0.68 s: at rest)
 #   WORK    scratch directory (default /tmp/yade_rocks)
@@ -41,20 +42,24 @@ prep() { # scene out (kept from an earlier call with the same scene)
     cp "$WORK/$1" "$WORK/$2/scene.ron"
 }
 prep pour.ron prep0
-prep dense.ron prep
-[ "$LONG" -gt 0 ] && prep long.ron prep_long
+[ "$DENSE" -gt 0 ] && prep dense.ron prep
+[ "$DENSE" -gt 0 ] && [ "$LONG" -gt 0 ] && prep long.ron prep_long
 # dem's time step, to all digits: the time of the last energy row over its step
 DT=$(python3 -c "import sys; r = open(sys.argv[1]).read().split()[-1].split(','); print(repr(float(r[1]) / int(r[0])))" "$WORK/prep0/energy.csv")
 echo "dt = $DT s"
 python3 "$HERE/export_rocks.py" "$WORK/prep0/polyhedra_000000000.vtu" "$WORK/rocks_pour.jsonl"
-python3 "$HERE/export_rocks.py" "$(printf '%s/prep/polyhedra_%09d.vtu' "$WORK" "$SETTLE")" \
-    "$WORK/rocks_dense.jsonl"
+if [ "$DENSE" -gt 0 ]; then
+    python3 "$HERE/export_rocks.py" "$(printf '%s/prep/polyhedra_%09d.vtu' "$WORK" "$SETTLE")" \
+        "$WORK/rocks_dense.jsonl"
+fi
 
 # Contacts of Yade's runs, counted in untimed runs (the count is a Python loop).
 nice -n 10 yade -j1 -n -x "$HERE/yade_rocks.py" "$WORK/rocks_pour.jsonl" "$SPARSE" "$DT" 0 \
     $((SPARSE / 20)) >"$WORK/logs/yade_pour_count.txt" 2>&1
-nice -n 10 yade -j1 -n -x "$HERE/yade_rocks.py" "$WORK/rocks_dense.jsonl" "$DENSE" "$DT" 0.2 \
-    $((DENSE / 10)) >"$WORK/logs/yade_dense_count.txt" 2>&1
+if [ "$DENSE" -gt 0 ]; then
+    nice -n 10 yade -j1 -n -x "$HERE/yade_rocks.py" "$WORK/rocks_dense.jsonl" "$DENSE" "$DT" 0.2 \
+        $((DENSE / 10)) >"$WORK/logs/yade_dense_count.txt" 2>&1
+fi
 
 timed() { # label log command...
     label=$1 log=$2
@@ -72,11 +77,13 @@ for i in $(seq "$RUNS"); do
         "$DEM" run "$WORK/pour.ron" --threads 1 --out "$WORK/dem_pour"
     timed yade_pour "$WORK/logs/yade_pour_$i.txt" \
         yade -j1 -n -x "$HERE/yade_rocks.py" "$WORK/rocks_pour.jsonl" "$SPARSE" "$DT" 0
-    timed dem_dense "$WORK/logs/dem_dense_$i.txt" \
-        "$DEM" resume "$WORK/prep/checkpoint.ckpt" --threads 1 --out "$WORK/dem_dense"
-    timed yade_dense "$WORK/logs/yade_dense_$i.txt" \
-        yade -j1 -n -x "$HERE/yade_rocks.py" "$WORK/rocks_dense.jsonl" "$DENSE" "$DT" 0.2
-    if [ "$LONG" -gt 0 ]; then
+    if [ "$DENSE" -gt 0 ]; then
+        timed dem_dense "$WORK/logs/dem_dense_$i.txt" \
+            "$DEM" resume "$WORK/prep/checkpoint.ckpt" --threads 1 --out "$WORK/dem_dense"
+        timed yade_dense "$WORK/logs/yade_dense_$i.txt" \
+            yade -j1 -n -x "$HERE/yade_rocks.py" "$WORK/rocks_dense.jsonl" "$DENSE" "$DT" 0.2
+    fi
+    if [ "$DENSE" -gt 0 ] && [ "$LONG" -gt 0 ]; then
         timed dem_long "$WORK/logs/dem_long_$i.txt" \
             "$DEM" resume "$WORK/prep_long/checkpoint.ckpt" --threads 1 --out "$WORK/dem_long"
     fi
