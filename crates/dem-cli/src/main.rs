@@ -17,6 +17,7 @@ mod world;
 use clap::{Args, Parser, Subcommand};
 // The run's output files and the plugin catalogue are dem-core's (shared with the Python
 // module).
+use dem_core::particles::Shape;
 use dem_core::{catalogue, output};
 use dem_core::{Checkpoint, DemError, PluginSet, Scene, Simulation};
 use progress::Mode;
@@ -303,14 +304,22 @@ fn note_scene_file(ck: &Checkpoint) {
 }
 
 fn announce(sim: &Simulation, scene_path: &Path) {
-    let spheres = sim
-        .particles
-        .shape
+    let shapes = &sim.particles.shape;
+    let spheres = shapes
         .iter()
-        .filter(|s| s.bounding_radius().is_some())
+        .filter(|s| matches!(s, Shape::Sphere(_)))
         .count();
+    let polyhedra = shapes
+        .iter()
+        .filter(|s| matches!(s, Shape::Polyhedron(_)))
+        .count();
+    let bodies = match (spheres, polyhedra) {
+        (s, 0) => format!("{s} spheres"),
+        (0, p) => format!("{p} polyhedra"),
+        (s, p) => format!("{s} spheres, {p} polyhedra"),
+    };
     tracing::info!(
-        "{}: {} particles ({spheres} spheres), dt = {:.3e} s (critical estimate {:.3e} s), {} steps, {} threads",
+        "{}: {} particles ({bodies}), dt = {:.3e} s (critical estimate {:.3e} s), {} steps, {} threads",
         scene_path.display(), sim.particles.len(), sim.dt(), sim.critical_dt, sim.end_step, rayon::current_num_threads()
     );
     for line in flow_lines(sim) {
