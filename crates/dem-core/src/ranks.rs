@@ -21,8 +21,10 @@
 //!   particles, [`crate::contacts::Contacts::gather`]). Every particle's force is summed in
 //!   slot order, every chunk in storage order and the chunks in order, so the particles
 //!   and the ledger are bitwise those of one process, for any number of ranks.
-//! - **Before a rebuild**, an output or a check of the whole state, every rank sends all
-//!   its particles' state ([`Ranks::share_states`]), so that all hold every position.
+//! - **Before a rebuild** every rank sends its particles' positions, so that all rebuild
+//!   alike ([`Ranks::share_positions`]), then the whole state of its new ghosts
+//!   ([`Ranks::share_ghosts`]); before a reordering, an output or a check of the whole
+//!   state, every particle's whole state ([`Ranks::share_states`]).
 //! - **At a reordering** a particle may change owner: the ranks first put all contacts
 //!   together (each sends those it owns), so that each can take its new share with their
 //!   L6Geom and law state.
@@ -251,7 +253,7 @@ impl Ranks {
     }
 
     /// Gives every rank the position of every particle (each rank sends its own): what a
-    /// rebuild of the broad phase reads. The other rank's particles that the rebuilt pairs
+    /// rebuild of the broad phase reads. The other ranks' particles that the rebuilt pairs
     /// read then need their whole state ([`Ranks::share_ghosts`]).
     pub fn share_positions(&mut self, p: &mut Particles) {
         let mut buffers = self.buffers.lock().expect("one step at a time");
@@ -297,9 +299,8 @@ impl Ranks {
     /// The step's exchange: gives every rank the new state of the particles it reads but
     /// does not own (its ghosts; see [`Ranks::find_ghosts`]), every rank's two largest
     /// displacements of its free particles (`mine`, from [`Ranks::own_tops`]) for the next
-    /// staleness test, and the chunk
-    /// sums `sums` (`W` values per chunk) of every chunk. The forces stay where they were
-    /// summed (see [`Ranks::share_forces`]).
+    /// staleness test, and the chunk sums `sums` (`W` values per chunk) of every chunk. The
+    /// forces stay where they were summed (see [`Ranks::share_forces`]).
     pub fn share_step<const W: usize>(
         &mut self,
         p: &mut Particles,
@@ -313,7 +314,7 @@ impl Ranks {
     }
 
     /// Sends the state of the particles `ids` (owned), with `tops` and the owned chunks'
-    /// `sums`; takes every other rank's. Returns the largest of all ranks' `tops`.
+    /// `sums`; takes every other rank's. Returns the two largest of all ranks' `tops`.
     fn send_states<const W: usize>(
         &self,
         p: &mut Particles,
