@@ -265,13 +265,16 @@ impl Polyhedron {
 
     /// Axis-aligned bounding box (min, max corners, length).
     pub fn aabb(&self) -> (Point3<f64>, Point3<f64>) {
-        let mut lo = self.vertices[0];
-        let mut hi = self.vertices[0];
+        // Plain comparisons: nalgebra's `inf`/`sup` cost several times more here.
+        let mut lo = self.vertices[0].coords;
+        let mut hi = lo;
         for v in &self.vertices {
-            lo = lo.inf(v);
-            hi = hi.sup(v);
+            for i in 0..3 {
+                lo[i] = if v[i] < lo[i] { v[i] } else { lo[i] };
+                hi[i] = if v[i] > hi[i] { v[i] } else { hi[i] };
+            }
         }
-        (lo, hi)
+        (lo.into(), hi.into())
     }
 
     /// Diagonal of the bounding box (length): the model-size scale used by relative
