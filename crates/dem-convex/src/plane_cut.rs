@@ -12,6 +12,13 @@
 //! walked: the cost of a cut is the sign test of the live vertices plus work in
 //! proportion to what it changes.
 //!
+//! The sign test scans every live vertex, and that is kept on purpose. A cut that
+//! climbs the graph to the vertex farthest out and floods only the region it removes
+//! (same results, bit for bit) was built and measured: the polytope has about 38 live
+//! vertices while two 30-point rocks are clipped, so the walk saves few instructions,
+//! and its data-dependent branches cost more than the scan's predictable loop (deep
+//! rock pairs 28 % slower, shallow ones 45 %).
+//!
 //! A vertex of B on the plane (known from how it was made) counts as inside: an edge
 //! from it to a vertex outside gets a new vertex *at the same point*, the same vertex
 //! of B (its `root`), joined to it by an edge of zero length. Such repeats keep every
