@@ -93,8 +93,6 @@ pub(crate) struct Poly {
     pub hi: Vector3<f64>,
     /// Per plane, while closing: the first corner found on its face, if any.
     found: Vec<u32>,
-    /// Per corner of a face of A, in face order, while loading: its index.
-    pos: Vec<u32>,
 }
 
 impl Poly {
@@ -132,30 +130,34 @@ impl Poly {
         }
         self.corners.clear();
         self.corners.resize(total as usize, NO_CORNER);
-        self.pos.clear();
+        // Each face's corners in one pass: a corner's slot is taken when the previous
+        // corner of the face links to it (the slots in the same order as the faces and
+        // their vertices).
+        let (at, deg, corners) = (&self.at, &mut self.deg, &mut self.corners);
+        let mut take = |v: usize| {
+            let q = at[v] + deg[v];
+            deg[v] += 1;
+            q
+        };
         for (i, f) in a.faces().iter().enumerate() {
             let vs = &f.vertices;
-            for (k, &v) in vs.iter().enumerate() {
-                let q = self.at[v] + self.deg[v];
-                let out = vs[if k + 1 == vs.len() { 0 } else { k + 1 }];
-                self.corners[q as usize] = Corner {
+            let Some(&v0) = vs.first() else {
+                continue;
+            };
+            let first = take(v0);
+            let mut q = first;
+            for k in 0..vs.len() {
+                let (out, next) = match vs.get(k + 1) {
+                    Some(&out) => (out, take(out)),
+                    None => (v0, first),
+                };
+                corners[q as usize] = Corner {
                     out: out as u32,
                     face: i as u32,
-                    next: NONE,
+                    next,
                 };
-                self.deg[v] += 1;
-                self.pos.push(q);
+                q = next;
             }
-        }
-        let mut first = 0;
-        for f in a.faces() {
-            let pos = &self.pos[first..first + f.vertices.len()];
-            let mut q = pos[pos.len() - 1];
-            for &r in pos {
-                self.corners[q as usize].next = r;
-                q = r;
-            }
-            first += f.vertices.len();
         }
     }
 
