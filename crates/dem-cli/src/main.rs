@@ -18,6 +18,7 @@ use clap::{Args, Parser, Subcommand};
 // The run's output files and the plugin catalogue are dem-core's (shared with the Python
 // module).
 use dem_core::particles::Shape;
+use dem_core::threads::{self, Threads};
 use dem_core::{catalogue, output};
 use dem_core::{Checkpoint, DemError, PluginSet, Scene, Simulation};
 use progress::Mode;
@@ -119,7 +120,8 @@ enum Command {
 /// Options of `run` and `resume`.
 #[derive(Args)]
 struct RunArgs {
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: as many as the scene's work pays for, at most the cores
+    /// this process may use, shared among the MPI ranks on this machine).
     #[arg(long)]
     threads: Option<usize>,
     /// Output directory (default: out/<scene name> for run, the checkpoint's directory for
@@ -148,6 +150,14 @@ impl RunArgs {
         }
     }
 
+    /// All the pool's threads when `--threads` is given, else as many as the work pays for.
+    fn thread_choice(&self) -> Threads {
+        match self.threads {
+            Some(_) => Threads::Pool,
+            None => Threads::Auto,
+        }
+    }
+
     fn options(&self, dir: PathBuf) -> session::Options {
         session::Options {
             dir,
@@ -167,7 +177,8 @@ fn prepare(scene: &Path, extra: &[PathBuf]) -> Result<Simulation, DemError> {
     Simulation::new(scene, &plugins)
 }
 
-/// Runs `f` inside a pool of `threads` workers (default: all cores): its size is the
+/// Runs `f` inside a pool of `threads` workers (default: the cores this process may use,
+/// shared among the MPI ranks on this machine, see `dem_core::threads`): its size is the
 /// number of members of the solver's worker team (`dem_core::team`), which runs the phases
 /// of a step, and the pool runs the broad phase's rebuilds. Results do not depend on the
 /// number of threads.
@@ -177,7 +188,7 @@ where
 {
     check_threads(threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
+        .num_threads(threads.unwrap_or_else(|| threads::available(World::local_ranks())))
         .build()
         .map_err(|e| DemError::Scene(format!("cannot start worker threads: {e}")))?;
     Ok(pool.install(f))
@@ -190,7 +201,7 @@ fn check_threads(threads: Option<usize>) -> Result<(), DemError> {
     let most = (4 * cores).max(64);
     match threads {
         Some(0) => Err(DemError::Scene(
-            "--threads 0: a run needs at least 1 thread (leave it out for one per core)".into(),
+            "--threads 0: a run needs at least 1 thread (leave it out to let dem choose)".into(),
         )),
         Some(n) if n > most => Err(DemError::Scene(format!(
             "--threads {n}: more than {most} (4 per core, at least 64; this machine has \
@@ -226,6 +237,7 @@ fn run(
     let options = opts.options(dir);
     let outcome = in_pool(opts.threads, || {
         let mut sim = Simulation::new(scene, &plugins)?;
+        sim.set_threads(opts.thread_choice());
         if let Some(exchange) = world.exchange() {
             sim.distribute(exchange)?;
         }
@@ -269,6 +281,7 @@ fn resume(
     let options = opts.options(dir);
     let outcome = in_pool(opts.threads, || {
         let mut sim = ck.restore(scene, &plugins, file)?;
+        sim.set_threads(opts.thread_choice());
         if let Some(exchange) = world.exchange() {
             sim.distribute(exchange)?;
         }
@@ -319,11 +332,26 @@ fn announce(sim: &Simulation, scene_path: &Path) {
         (s, p) => format!("{s} spheres, {p} polyhedra"),
     };
     tracing::info!(
-        "{}: {} particles ({bodies}), dt = {:.3e} s (critical estimate {:.3e} s), {} steps, {} threads",
-        scene_path.display(), sim.particles.len(), sim.dt(), sim.critical_dt, sim.end_step, rayon::current_num_threads()
+        "{}: {} particles ({bodies}), dt = {:.3e} s (critical estimate {:.3e} s), {} steps, {}",
+        scene_path.display(),
+        sim.particles.len(),
+        sim.dt(),
+        sim.critical_dt,
+        sim.end_step,
+        thread_line(sim)
     );
     for line in flow_lines(sim) {
         tracing::info!("{line}");
+    }
+}
+
+/// The threads a run uses: the pool's, or up to them as the work pays for.
+fn thread_line(sim: &Simulation) -> String {
+    let most = rayon::current_num_threads();
+    match sim.thread_choice() {
+        Threads::Pool => format!("{most} threads"),
+        Threads::Auto if most == 1 => "1 thread".into(),
+        Threads::Auto => format!("1 to {most} threads as the work pays for"),
     }
 }
 

@@ -100,6 +100,22 @@ impl World {
     }
 }
 
+impl World {
+    /// How many processes of this run the launcher started on this machine (1 without a
+    /// launcher): OpenMPI's and MPICH's variables.
+    pub fn local_ranks() -> usize {
+        [
+            "OMPI_COMM_WORLD_LOCAL_SIZE",
+            "MPI_LOCALNRANKS",
+            "PMI_LOCAL_SIZE",
+        ]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1)
+    }
+}
+
 /// How many processes the launcher started, when it says so and they are several
 /// (OpenMPI's and the PMI launchers' variables, as MPICH's Hydra sets them).
 fn launched() -> Option<usize> {

@@ -49,6 +49,7 @@ pub mod stop;
 pub mod stress;
 pub mod team;
 pub mod template;
+pub mod threads;
 pub mod timing;
 pub mod vtk;
 pub(crate) mod workers;

@@ -24,6 +24,7 @@ use crate::reorder::{free_runs, ParticleOrder};
 use crate::scene::{expand_bodies, Duration, L6Options, Scene, TimeStep};
 use crate::stop::Stop;
 use crate::team::{Parts, Team};
+use crate::threads::{self, Threads};
 use crate::timing::{lap, PhaseTimes};
 use crate::workers::recycle;
 use dem_api::{Material, ShapeView, SphereShape};
@@ -108,8 +109,12 @@ pub struct Simulation {
     /// The particles' shape views, made anew each step into this buffer (empty between
     /// steps).
     views: Vec<ShapeView<'static>>,
-    /// The threads of the parallel phases, as many as the rayon pool the run is in.
+    /// The threads of the parallel phases: as many as the rayon pool the run is in, of
+    /// which `threads` says how many take part in a step.
     team: Team,
+    threads: Threads,
+    /// The choice of the threads of [`Threads::Auto`] steps.
+    chooser: threads::Chooser,
     /// This process's share when several run the simulation (see [`crate::ranks`]).
     ranks: Option<Ranks>,
 }
@@ -120,9 +125,26 @@ impl Simulation {
         self.integrator.dt
     }
 
+    /// Chooses how many threads of the rayon pool the steps use (see [`crate::threads`]);
+    /// the default takes them all.
+    pub fn set_threads(&mut self, threads: Threads) {
+        self.threads = threads;
+    }
+
+    /// How the steps choose their threads ([`Simulation::set_threads`]).
+    pub fn thread_choice(&self) -> Threads {
+        self.threads
+    }
+
+    /// Threads the last step used.
+    pub fn threads_used(&self) -> usize {
+        self.team.active()
+    }
+
     /// Advances one step.
     pub fn step(&mut self) -> Result<(), DemError> {
         let mut clock = Instant::now();
+        let started = clock;
         let (mut fresh, fresh_clumps): (Vec<usize>, Range<usize>) =
             match self.flow.inlets.is_empty() {
                 true => (Vec::new(), 0..0),
@@ -132,10 +154,18 @@ impl Simulation {
                 }
             };
         let p = &mut self.particles;
-        let threads = rayon::current_num_threads();
-        if self.team.size() != threads {
-            self.team = Team::new(threads);
+        let most = rayon::current_num_threads();
+        if self.team.size() != most {
+            self.team = Team::new(most);
         }
+        // This rank's share of the work, for the choice of its threads.
+        let share = self.ranks.as_ref().map_or(1, Ranks::size);
+        let work = threads::work(p.len(), self.live_contacts) / share;
+        let cap = threads::for_work(work, most);
+        self.team.set_active(match self.threads {
+            Threads::Pool => most,
+            Threads::Auto => self.chooser.threads(cap),
+        });
         if let Some(per) = &mut self.periodic {
             per.sync(p);
             if per.stale(&self.verlet, &self.team) {
@@ -355,6 +385,10 @@ impl Simulation {
             self.end_step = self.end_step.min(self.step);
         }
         self.timing.integration += lap(&mut clock);
+        if self.threads == Threads::Auto {
+            let seconds = started.elapsed().as_secs_f64();
+            self.chooser.record(seconds, work, cap);
+        }
         Ok(())
     }
 

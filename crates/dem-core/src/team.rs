@@ -1,48 +1,137 @@
-//! A team of worker threads that lives for the whole run and spins between the phases of
-//! a step, so that a parallel phase costs a few hundred nanoseconds to start and to end
-//! instead of the tens of microseconds a rayon loop paid here to wake a sleeping worker
-//! (on this VM a sleeping vCPU is halted: 350 us of every 1 ms step at N = 10,000 on two
-//! threads went to waking and joining five loops).
+//! A team of worker threads that lives for the whole run, so that a parallel phase of a
+//! step costs a few hundred nanoseconds to start and to end instead of the tens of
+//! microseconds a rayon loop paid here to wake a sleeping worker (on this VM a sleeping
+//! vCPU is halted: 350 us of every 1 ms step at N = 10,000 on two threads went to waking
+//! and joining five loops).
 //!
-//! [`Team::run`] runs a job on every member at once, the calling thread being member 0,
-//! and returns when all are done. Members that find no job spin for [`SPIN`], then sleep
-//! until the next job, so an idle team does not burn the cores. The phases split their
-//! work with [`Team::range`]: member `t` of `n` takes one contiguous run of the items, the
-//! same for every phase and step, so that a member tends to find its particles and
-//! contacts in its cache. Results never depend on which member runs what: each phase
-//! writes per item (or per chunk) and sums in a fixed order.
+//! [`Team::run`] runs a job on every active member at once, the calling thread being
+//! member 0, and returns when all are done. Every wait spins only briefly, then blocks
+//! (`std::thread::park`, a futex on Linux): a member without a job spins for [`SPIN`] and
+//! then sleeps until the next job, and so does the caller waiting for the members to
+//! finish. On a busy machine a member may lose its core for a whole time slice; a waiting
+//! thread that kept spinning (or yielding) then burnt the core the late member needed, and
+//! a step of two threads cost a hundred times the step of one. A thread whose recent spins
+//! mostly ended in sleep counts the machine as busy and spins only [`BUSY_SPIN`].
+//!
+//! A team of `size` threads may run with fewer of them ([`Team::set_active`]): the
+//! simulation picks how many from the work of the step (see [`crate::threads`]); the
+//! others sleep. The phases split their work with [`Team::range`]: member `t` of the
+//! active ones takes one contiguous run of the items, the same for every phase and step,
+//! so that a member tends to find its particles and contacts in its cache. Results never
+//! depend on which member runs what: each phase writes per item (or per chunk) and sums in
+//! a fixed order.
 
 use std::cell::Cell;
 use std::ops::Range;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex};
+use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
-/// How long a member without a job spins before it sleeps: longer than the serial parts
-/// between two phases of a step, short enough not to hold a core through output writing.
-const SPIN: Duration = Duration::from_micros(300);
+/// How long a waiting thread spins before it blocks: long enough to cover the serial
+/// work between two phases of a step and a member's late finish on an idle machine,
+/// short enough that a busy machine loses little to it (see the measurement in
+/// `bench/threads.sh`'s notes in the README).
+pub(crate) const SPIN: Duration = Duration::from_micros(50);
 
-/// The job of one [`Team::run`]: a closure run by every member with its index.
+/// Share of recent full-length spins that ended in sleep, from which a thread counts the
+/// machine as busy (and below which it counts it idle again).
+const BUSY: (f32, f32) = (0.5, 0.2);
+/// How long a waiting thread spins on a busy machine: a waiting thread that spins takes
+/// the core from the thread it waits for (one of this team's, or of another program).
+/// Measured with two threads stepping `settle.ron` beside two busy processes: 5.7 s of
+/// CPU spinning 50 us per wait, 1.2 s spinning 2 us, against 0.33 s on one thread.
+const BUSY_SPIN: Duration = Duration::from_micros(2);
+/// On a busy machine, one wait in this many spins for the full time, to see whether the
+/// machine is idle again.
+const RETRY: u32 = 16;
+
+/// A waiting thread's view of the machine: how often its recent full-length spins ended
+/// in sleep, which sets how long it spins.
+#[derive(Clone, Copy, Debug)]
+struct Patience {
+    /// The spin on an idle machine.
+    spin: Duration,
+    /// Moving average (over about 16 full spins) of "the spin ended in sleep".
+    slept: f32,
+    /// Counting the machine as busy?
+    busy: bool,
+    /// Waits since the last full-length spin.
+    since: u32,
+}
+
+impl Patience {
+    fn new(spin: Duration) -> Patience {
+        Patience {
+            spin,
+            slept: 0.0,
+            busy: false,
+            since: 0,
+        }
+    }
+
+    /// How long the next wait spins before it blocks.
+    fn spin(&mut self) -> Duration {
+        if !self.busy {
+            return self.spin;
+        }
+        self.since += 1;
+        if self.since >= RETRY {
+            self.since = 0;
+            return self.spin;
+        }
+        self.spin.min(BUSY_SPIN)
+    }
+
+    /// Books a wait that spun for `spin` (what [`Patience::spin`] gave), and then slept or
+    /// not.
+    fn record(&mut self, spin: Duration, slept: bool) {
+        if spin < self.spin {
+            return;
+        }
+        let x = if slept { 1.0 } else { 0.0 };
+        self.slept += (x - self.slept) / 16.0;
+        if self.busy && self.slept < BUSY.1 {
+            self.busy = false;
+        } else if !self.busy && self.slept > BUSY.0 {
+            self.busy = true;
+        }
+    }
+}
+
+/// The job of one [`Team::run`]: a closure run by every active member with its index.
 type Job = dyn Fn(usize) + Sync;
+
+/// A flag on a cache line of its own: each member writes its own.
+#[repr(align(128))]
+#[derive(Default)]
+struct Flag(AtomicBool);
 
 struct Shared {
     /// The current job, as a pointer to a closure that outlives the run (see `run`).
     job: Mutex<Option<JobPtr>>,
     /// Counts the jobs posted; a member runs each generation once.
     generation: AtomicU64,
+    /// Members taking part in the current job (the others skip it).
+    active: AtomicUsize,
+    /// Counts the changes of the number of active members: a member's wait across one
+    /// says nothing of the machine.
+    changes: AtomicU64,
     /// Members (not counting the caller) still running the current job.
     pending: AtomicUsize,
-    /// Members asleep, or about to sleep.
-    sleeping: AtomicUsize,
     /// Set when the team is dropped.
     stop: AtomicBool,
     /// The first panic of a member in the current job.
     panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
-    /// Where sleeping members wait for the next generation.
-    wake: Condvar,
-    lock: Mutex<()>,
+    /// Per member: asleep, or about to sleep (index 0, the caller, unused).
+    parked: Vec<Flag>,
+    /// The caller is asleep, or about to sleep, waiting for the members.
+    caller_parked: Flag,
+    /// The thread of the caller waiting for the members, to be woken by the last one.
+    caller: Mutex<Option<Thread>>,
+    /// How long a wait spins before it blocks on an idle machine.
+    spin: Duration,
 }
 
 /// A pointer to the current job. The job lives on the stack of `Team::run`, which does not
@@ -67,6 +156,10 @@ pub(crate) fn member() -> Option<usize> {
 /// Worker threads for the parallel phases of a step.
 pub struct Team {
     size: usize,
+    /// Members taking part in the jobs, `1..=size`.
+    active: usize,
+    /// The caller's patience while it waits for the members (only the caller locks it).
+    patience: Mutex<Patience>,
     shared: Arc<Shared>,
     handles: Vec<JoinHandle<()>>,
 }
@@ -79,24 +172,32 @@ impl Default for Team {
 
 impl std::fmt::Debug for Team {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Team({})", self.size)
+        write!(f, "Team({} of {})", self.active, self.size)
     }
 }
 
 impl Team {
-    /// A team of `size` members (at least 1): the caller of [`Team::run`] and `size - 1`
-    /// threads started now.
+    /// A team of `size` members (at least 1), all active: the caller of [`Team::run`] and
+    /// `size - 1` threads started now.
     pub fn new(size: usize) -> Team {
+        Team::with_spin(size, SPIN)
+    }
+
+    /// [`Team::new`] with waits that spin for `spin` before they block.
+    pub fn with_spin(size: usize, spin: Duration) -> Team {
         let size = size.max(1);
         let shared = Arc::new(Shared {
             job: Mutex::new(None),
             generation: AtomicU64::new(0),
+            active: AtomicUsize::new(size),
+            changes: AtomicU64::new(0),
             pending: AtomicUsize::new(0),
-            sleeping: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
             panic: Mutex::new(None),
-            wake: Condvar::new(),
-            lock: Mutex::new(()),
+            parked: (0..size).map(|_| Flag::default()).collect(),
+            caller_parked: Flag::default(),
+            caller: Mutex::new(None),
+            spin,
         });
         let handles = (1..size)
             .map(|t| {
@@ -109,6 +210,8 @@ impl Team {
             .collect();
         Team {
             size,
+            active: size,
+            patience: Mutex::new(Patience::new(spin)),
             shared,
             handles,
         }
@@ -119,10 +222,25 @@ impl Team {
         self.size
     }
 
-    /// The run of `0..n` that member `t` takes: contiguous, in member order, sizes
+    /// Number of members taking part in the jobs.
+    pub fn active(&self) -> usize {
+        self.active
+    }
+
+    /// Lets the first `n` members (at least 1, at most [`Team::size`]) take part in the
+    /// next jobs; the others sleep.
+    pub fn set_active(&mut self, n: usize) {
+        let n = n.clamp(1, self.size);
+        if n != self.active {
+            self.active = n;
+            self.shared.changes.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The run of `0..n` that active member `t` takes: contiguous, in member order, sizes
     /// differing by at most one.
     pub fn range(&self, n: usize, t: usize) -> Range<usize> {
-        let (q, r) = (n / self.size, n % self.size);
+        let (q, r) = (n / self.active, n % self.active);
         let start = t * q + t.min(r);
         start..start + q + usize::from(t < r)
     }
@@ -144,10 +262,10 @@ impl Team {
         });
     }
 
-    /// Runs `job(t)` on every member `t` at once (the caller is member 0) and returns when
-    /// all are done. A panic in a member is raised again here.
+    /// Runs `job(t)` on every active member `t` at once (the caller is member 0) and
+    /// returns when all are done. A panic in a member is raised again here.
     pub fn run(&self, job: impl Fn(usize) + Sync) {
-        if self.size == 1 {
+        if self.active == 1 {
             with_member(0, || job(0));
             return;
         }
@@ -158,17 +276,18 @@ impl Team {
         let erased: &'static Job =
             unsafe { std::mem::transmute::<&(dyn Fn(usize) + Sync + '_), &'static Job>(erased) };
         *lock(&s.job) = Some(JobPtr(erased));
-        s.pending.store(self.size - 1, Ordering::SeqCst);
+        s.active.store(self.active, Ordering::Relaxed);
+        s.pending.store(self.active - 1, Ordering::SeqCst);
         s.generation.fetch_add(1, Ordering::SeqCst);
-        if s.sleeping.load(Ordering::SeqCst) > 0 {
-            let _guard = s.lock.lock().expect("team lock");
-            s.wake.notify_all();
+        // A member that went to sleep before it saw the new generation is woken; one that
+        // is about to sleep sees the generation (both sides are SeqCst) or gets the wake.
+        for (t, h) in self.handles[..self.active - 1].iter().enumerate() {
+            if s.parked[t + 1].0.load(Ordering::SeqCst) {
+                h.thread().unpark();
+            }
         }
         let mine = catch_unwind(AssertUnwindSafe(|| with_member(0, || job(0))));
-        let mut spins = 0u32;
-        while s.pending.load(Ordering::Acquire) != 0 {
-            patience(&mut spins);
-        }
+        wait_for_members(s, &mut lock(&self.patience));
         *lock(&s.job) = None;
         if let Err(p) = mine {
             resume_unwind(p);
@@ -178,6 +297,42 @@ impl Team {
         let theirs = lock(&s.panic).take();
         if let Some(p) = theirs {
             resume_unwind(p);
+        }
+    }
+}
+
+/// The caller's wait for the members of the current job: a spin, then sleep until the
+/// last member wakes it.
+fn wait_for_members(s: &Shared, patience: &mut Patience) {
+    let spin = patience.spin();
+    let done = spin_until(Instant::now(), spin, || {
+        s.pending.load(Ordering::Acquire) == 0
+    });
+    if !done {
+        *lock(&s.caller) = Some(std::thread::current());
+        s.caller_parked.0.store(true, Ordering::SeqCst);
+        while s.pending.load(Ordering::SeqCst) != 0 {
+            std::thread::park();
+        }
+        s.caller_parked.0.store(false, Ordering::SeqCst);
+    }
+    patience.record(spin, !done);
+}
+
+/// Spins until `done()` or until `spin` after `start`, whichever comes first; returns
+/// `done()`.
+#[inline]
+fn spin_until(start: Instant, spin: Duration, done: impl Fn() -> bool) -> bool {
+    let mut spins = 0u32;
+    loop {
+        if done() {
+            return true;
+        }
+        std::hint::spin_loop();
+        spins = spins.wrapping_add(1);
+        // The clock is read every 64 turns (about a microsecond).
+        if spins.is_multiple_of(64) && start.elapsed() >= spin {
+            return done();
         }
     }
 }
@@ -257,64 +412,58 @@ fn with_member<R>(t: usize, f: impl FnOnce() -> R) -> R {
     r
 }
 
-/// Pure spins before a waiting thread starts to yield its core: a few microseconds, as
-/// long as a phase's end usually takes to arrive on an idle machine.
-const EAGER_SPINS: u32 = 4096;
-
-/// One turn of a wait loop (`spins` counts them): a spin hint for the first
-/// [`EAGER_SPINS`], then a yield of the core. On a machine with more runnable threads than
-/// cores the member waited for may be queued behind the waiting one; spinning through its
-/// time slice made a step of two threads cost milliseconds (five times the time of one
-/// thread, measured with a build running beside), yielding lets it run.
-#[inline]
-fn patience(spins: &mut u32) {
-    *spins = spins.wrapping_add(1);
-    if *spins < EAGER_SPINS {
-        std::hint::spin_loop();
-    } else {
-        std::thread::yield_now();
-    }
-}
-
 fn member_loop(s: &Shared, t: usize) {
     let mut seen = 0;
+    let mut patience = Patience::new(s.spin);
+    let next =
+        |seen: u64| s.generation.load(Ordering::SeqCst) != seen || s.stop.load(Ordering::SeqCst);
     loop {
-        // Spin for the next job, then sleep.
-        let start = Instant::now();
-        let mut spins = 0u32;
-        while s.generation.load(Ordering::Acquire) == seen && !s.stop.load(Ordering::Acquire) {
-            patience(&mut spins);
-            if spins.is_multiple_of(256) && start.elapsed() > SPIN {
-                s.sleeping.fetch_add(1, Ordering::SeqCst);
-                let mut guard = s.lock.lock().expect("team lock");
-                while s.generation.load(Ordering::SeqCst) == seen && !s.stop.load(Ordering::SeqCst)
-                {
-                    guard = s.wake.wait(guard).expect("team lock");
+        // The next job of this member: spin, then sleep until the caller wakes it. A job
+        // it takes no part in does not end the wait.
+        let (start, spin) = (Instant::now(), patience.spin());
+        let changes = s.changes.load(Ordering::Relaxed);
+        let mut slept = false;
+        loop {
+            // Once asleep, it sleeps through the jobs it takes no part in.
+            if slept || !spin_until(start, spin, || next(seen)) {
+                s.parked[t].0.store(true, Ordering::SeqCst);
+                while !next(seen) {
+                    std::thread::park();
                 }
-                drop(guard);
-                s.sleeping.fetch_sub(1, Ordering::SeqCst);
+                s.parked[t].0.store(false, Ordering::SeqCst);
+                slept = true;
+            }
+            if s.stop.load(Ordering::Acquire) {
+                return;
+            }
+            seen = s.generation.load(Ordering::Acquire);
+            if t < s.active.load(Ordering::Relaxed) {
+                break;
             }
         }
-        if s.stop.load(Ordering::Acquire) {
-            return;
+        if s.changes.load(Ordering::Relaxed) == changes {
+            patience.record(spin, slept);
         }
-        seen = s.generation.load(Ordering::Acquire);
         let job = (*lock(&s.job)).expect("a posted job");
         // SAFETY: `run` keeps the job alive until `pending` reaches zero.
         let job: &Job = unsafe { &*job.0 };
         if let Err(p) = catch_unwind(AssertUnwindSafe(|| with_member(t, || job(t)))) {
             lock(&s.panic).get_or_insert(p);
         }
-        s.pending.fetch_sub(1, Ordering::Release);
+        let last = s.pending.fetch_sub(1, Ordering::SeqCst) == 1;
+        if last && s.caller_parked.0.load(Ordering::SeqCst) {
+            if let Some(caller) = &*lock(&s.caller) {
+                caller.unpark();
+            }
+        }
     }
 }
 
 impl Drop for Team {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
-        {
-            let _guard = self.shared.lock.lock().expect("team lock");
-            self.shared.wake.notify_all();
+        for h in &self.handles {
+            h.thread().unpark();
         }
         for h in self.handles.drain(..) {
             let _ = h.join();
@@ -329,8 +478,9 @@ mod tests {
 
     #[test]
     fn every_member_runs_each_job_once_and_ranges_cover_the_items() {
-        for size in 1..=4 {
-            let team = Team::new(size);
+        // Zero spin: every wait blocks at once, on both sides.
+        for (size, spin) in (1..=4).flat_map(|n| [(n, SPIN), (n, Duration::ZERO)]) {
+            let team = Team::with_spin(size, spin);
             let ranges: Vec<_> = (0..size).map(|t| team.range(10, t)).collect();
             assert_eq!(ranges.first().unwrap().start, 0);
             assert_eq!(ranges.last().unwrap().end, 10);
@@ -380,6 +530,31 @@ mod tests {
             assert!(runs[..=10].iter().all(|r| r.load(Ordering::Relaxed) == 1));
             assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) <= 1));
         }
+    }
+
+    #[test]
+    fn only_the_active_members_run_and_share_the_items() {
+        let mut team = Team::with_spin(4, Duration::ZERO);
+        for active in [2, 1, 3, 4, 2] {
+            team.set_active(active);
+            let ran: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(0)).collect();
+            for _ in 0..200 {
+                team.run(|t| {
+                    assert!(t < active, "member {t} of {active} active");
+                    ran[t].fetch_add(1, Ordering::Relaxed);
+                });
+            }
+            let counts: Vec<u64> = ran.iter().map(|r| r.load(Ordering::Relaxed)).collect();
+            let expect: Vec<u64> = (0..4).map(|t| if t < active { 200 } else { 0 }).collect();
+            assert_eq!(counts, expect, "{active} active");
+            let ranges: Vec<_> = (0..active).map(|t| team.range(10, t)).collect();
+            assert_eq!((ranges[0].start, ranges[active - 1].end), (0, 10));
+            assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+        }
+        team.set_active(9);
+        assert_eq!(team.active(), 4);
+        team.set_active(0);
+        assert_eq!(team.active(), 1);
     }
 
     #[test]

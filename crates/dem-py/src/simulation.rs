@@ -8,6 +8,7 @@ use crate::state::{self, Field};
 use dem_core::energy::Ledger;
 use dem_core::motion::Motion;
 use dem_core::py_record::PyRecord;
+use dem_core::threads::Threads;
 use dem_core::{output, Checkpoint, DemError, PluginSet, Scene};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
@@ -84,11 +85,11 @@ pub struct PySimulation {
 fn pool(threads: Option<usize>) -> PyResult<rayon::ThreadPool> {
     if threads == Some(0) {
         return Err(value_error(
-            "threads=0: a run needs at least 1 thread (leave it out for one per core)".into(),
+            "threads=0: a run needs at least 1 thread (leave it out to let dem choose)".into(),
         ));
     }
     rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
+        .num_threads(threads.unwrap_or_else(|| dem_core::threads::available(1)))
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))
 }
@@ -104,7 +105,12 @@ impl PySimulation {
         make: impl FnOnce() -> Result<Inner, DemError> + Send,
     ) -> PyResult<PySimulation> {
         let pool = pool(threads)?;
-        let inner = py.detach(|| pool.install(make)).map_err(to_py)?;
+        let mut inner = py.detach(|| pool.install(make)).map_err(to_py)?;
+        // Without `threads`, as many as the work pays for (see `dem_core::threads`).
+        inner.sim.set_threads(match threads {
+            Some(_) => Threads::Pool,
+            None => Threads::Auto,
+        });
         Ok(PySimulation {
             inner: Mutex::new(inner),
             pool,

@@ -240,6 +240,8 @@ impl Simulation {
             reorder_cell: 2.0 * rmax,
             views: Vec::new(),
             team: Team::default(),
+            threads: Threads::default(),
+            chooser: Default::default(),
             ranks: None,
         })
     }

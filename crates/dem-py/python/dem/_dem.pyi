@@ -63,8 +63,9 @@ class Simulation:
         """Loads the scene file ``path`` (RON, see docs/scenes.md) and its plugins.
 
         ``plugins``: libraries or directories to load besides the scene's own list (then
-        ``plugin_dirs()``). ``threads``: worker threads (default: one per core); results
-        do not depend on it. Raises ``SceneError``, ``PluginError``, ``FileNotFoundError``.
+        ``plugin_dirs()``). ``threads``: worker threads for every step (default: up to
+        one per core, each step taking as many as its work pays for and as were measured
+        fastest); results do not depend on it. Raises ``SceneError``, ``PluginError``, ``FileNotFoundError``.
         """
 
     @staticmethod
