@@ -49,3 +49,39 @@ fn a_pour_of_one_rock_is_refused() {
     let err = refused(&dem(&["bench", "--sections", "rocks", "--rocks", "1"]));
     assert!(err.contains("bench rocks 1"), "{err}");
 }
+
+/// The dense section starts from the settled bed: about 1.6 contacts per sphere (walls
+/// included) from its first steps, where LAMMPS counts 14,205 touching sphere pairs on the
+/// same bed (bench/lammps/in.dense: 28,410 contacts per atom summed at step 0), besides the
+/// walls.
+#[test]
+fn the_dense_section_starts_from_the_packed_bed() {
+    let out = ok(&dem(&[
+        "bench",
+        "--sections",
+        "dense",
+        "--dense",
+        "10000",
+        "--steps",
+        "20",
+        "--threads",
+        "1",
+    ]));
+    println!("{out}");
+    assert!(
+        out.starts_with("dense benchmark (hooke), 20 steps"),
+        "{out}"
+    );
+    let row = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("10000 "))
+        .expect("a row for 10000 spheres");
+    let cols: Vec<&str> = row.split('|').collect();
+    let contacts: f64 = cols[1].split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!(
+        (14_205.0..18_000.0).contains(&contacts),
+        "{contacts} contacts per step: {row}"
+    );
+    let err = refused(&dem(&["bench", "--sections", "dense", "--dense", "15000"]));
+    assert!(err.contains("bench dense 15000"), "{err}");
+}

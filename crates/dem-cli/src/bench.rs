@@ -4,6 +4,9 @@
 //! - settle: the settle benchmark scene (the team's `bench/README.md`: monodisperse
 //!   spheres on a simple-cubic lattice with seeded random velocities, six walls, LAMMPS'
 //!   `gran/hooke/history` law);
+//! - dense: the settle scene's bed after 30,000 steps (`scenes/data/bed_N10000.csv`, about
+//!   1.6 contacts per sphere with the walls), tiled along x for 100,000 spheres: the
+//!   contact pass at work, and the same bed as `bench/lammps/in.dense` gives LAMMPS;
 //! - rocks: a pour of convex polyhedra in its dense phase ([`crate::bench_rocks`]).
 
 use dem_core::scene::Scene;
@@ -28,20 +31,51 @@ fn lattice(n: u64) -> Result<[u64; 3], DemError> {
     }
 }
 
-/// The settle scene with `n` spheres, as RON text (the law of `scenes/bench-settle.ron`).
-pub fn scene_text(n: u64, steps: u64) -> Result<String, DemError> {
-    let [nx, ny, nz] = lattice(n)?;
-    let a = SPACING;
-    let (lx, ly, lz) = (nx as f64 * a, ny as f64 * a, (nz + 2) as f64 * a);
-    Ok(format!(
+/// The contact law of the settle and dense sections: LAMMPS' `gran/hooke/history` or
+/// `gran/hertz/history` with the constants of the team's decks.
+#[derive(clap::ValueEnum, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Law {
+    /// kn = 1000 N/m, gamma_n = 1e4 1/s (`in.settle_hooke`).
+    Hooke,
+    /// kn = 5e7 Pa, gamma_n = 7.5e8 1/(m s), times sqrt(overlap R*) (`in.settle_hertz`).
+    Hertz,
+}
+
+impl Law {
+    /// The scene's `laws` entry.
+    fn ron(self) -> &'static str {
+        match self {
+            Law::Hooke => {
+                r#"(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
+            params: (kn: 1000, kt_kn: 0.2857142857142857, gamma_n: 1e4, gamma_t: 5e3,
+                     friction: 0.5, attraction: true))"#
+            }
+            Law::Hertz => {
+                r#"(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
+            params: (kn: 5e7, kt_kn: 0.2857142857142857, gamma_n: 7.5e8, gamma_t: 3.75e8,
+                     friction: 0.5, attraction: true, hertz_factor: true))"#
+            }
+        }
+    }
+
+    /// Its name on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            Law::Hooke => "hooke",
+            Law::Hertz => "hertz",
+        }
+    }
+}
+
+/// A scene of the settle family: `bodies`, the box up to `max`, the law, `steps` steps.
+fn settle_family(bodies: &str, max: [f64; 3], law: Law, steps: u64) -> String {
+    let [lx, ly, lz] = max;
+    format!(
         r#"Scene(
     materials: {{ "glass": (density: 2500, young: 1e7, poisson: 0.25, friction: 0.5) }},
-    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
-            params: (kn: 1000, kt_kn: 0.2857142857142857, gamma_n: 1e4, gamma_t: 5e3,
-                     friction: 0.5, attraction: true))],
+    laws: [{law}],
     bodies: [
-        Lattice(origin: ({h:?}, {h:?}, {h:?}), count: ({nx}, {ny}, {nz}), spacing: {a:?},
-                radius: 5e-4, material: "glass", velocity_spread: 0.02, seed: 12345),
+        {bodies},
         Box(min: (0, 0, 0), max: ({lx:?}, {ly:?}, {lz:?}), material: "glass"),
     ],
     gravity: (0, 0, -9.81),
@@ -49,7 +83,81 @@ pub fn scene_text(n: u64, steps: u64) -> Result<String, DemError> {
     duration: Steps({steps}),
     contacts: (skin: 0.2),
 )"#,
-        h = a / 2.0
+        law = law.ron()
+    )
+}
+
+/// The settle scene with `n` spheres and `law`, as RON text.
+pub fn settle_text(n: u64, steps: u64, law: Law) -> Result<String, DemError> {
+    let [nx, ny, nz] = lattice(n)?;
+    let a = SPACING;
+    let h = a / 2.0;
+    let bodies = format!(
+        r#"Lattice(origin: ({h:?}, {h:?}, {h:?}), count: ({nx}, {ny}, {nz}), spacing: {a:?},
+                radius: 5e-4, material: "glass", velocity_spread: 0.02, seed: 12345)"#
+    );
+    let max = [nx as f64 * a, ny as f64 * a, (nz + 2) as f64 * a];
+    Ok(settle_family(&bodies, max, law, steps))
+}
+
+/// The dense bed: 10,000 spheres of the settle scene after 30,000 steps.
+const BED: &str = include_str!("../../../scenes/data/bed_N10000.csv");
+/// Its box, m (that of the settle scene at N = 10,000).
+const BED_BOX: [f64; 3] = [0.02625, 0.041999999999999996, 0.0126];
+
+/// Copies of the bed along x for `n` spheres.
+fn copies(n: u64) -> Result<u64, DemError> {
+    match n {
+        n if n > 0 && n % 10_000 == 0 && n <= 1_000_000 => Ok(n / 10_000),
+        _ => Err(DemError::Scene(format!(
+            "bench dense {n}: the dense bed is 10,000 spheres, tiled along x: give a multiple \
+             of 10000 up to 1000000"
+        ))),
+    }
+}
+
+/// The bed tiled `copies` times along x (copy `k` moved by `k` box lengths, as LAMMPS'
+/// `replicate` does), as the CSV text dem reads.
+fn tiled_bed(copies: u64) -> String {
+    let rows: Vec<&str> = BED
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .skip(1)
+        .collect();
+    let mut out = String::from("x,y,z,vx,vy,vz,wx,wy,wz\n");
+    for k in 0..copies {
+        let dx = k as f64 * BED_BOX[0];
+        for row in &rows {
+            let mut cells = row.split(',').skip(1);
+            let x: f64 = cells
+                .next()
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(f64::NAN);
+            out.push_str(&format!("{:e}", x + dx));
+            for c in cells {
+                out.push(',');
+                out.push_str(c);
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The dense section's scene with `n` spheres and `law`, reading the tiled bed from
+/// `bed` (a file the caller writes with [`tiled_bed`]).
+fn dense_text(n: u64, steps: u64, law: Law, bed: &Path) -> Result<String, DemError> {
+    let copies = copies(n)?;
+    let bodies = format!(
+        r#"Csv(file: {:?}, radius: 5e-4, material: "glass")"#,
+        bed.display().to_string()
+    );
+    let [lx, ly, lz] = BED_BOX;
+    Ok(settle_family(
+        &bodies,
+        [copies as f64 * lx, ly, lz],
+        law,
+        steps,
     ))
 }
 
@@ -60,6 +168,19 @@ pub enum Section {
     Settle,
     /// A pour of rocks (convex polyhedra) in its dense phase.
     Rocks,
+    /// The settle scene's bed after 30,000 steps (10,000 spheres, tiled along x).
+    Dense,
+}
+
+impl Section {
+    /// Its name on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            Section::Settle => "settle",
+            Section::Rocks => "rocks",
+            Section::Dense => "dense",
+        }
+    }
 }
 
 /// What one run measured.
@@ -128,15 +249,28 @@ fn bytes_per_particle(sim: &Simulation) -> f64 {
 pub fn run_one(
     section: Section,
     n: u64,
-    steps: u64,
+    (steps, law): (u64, Law),
     plugins: &PluginSet,
 ) -> Result<Measured, DemError> {
+    let bed = std::env::temp_dir().join(format!("dem-bench-bed-{}.csv", std::process::id()));
     let (text, file) = match section {
-        Section::Settle => (scene_text(n, steps)?, "bench-settle.ron"),
+        Section::Settle => (settle_text(n, steps, law)?, "bench-settle.ron"),
         Section::Rocks => (crate::bench_rocks::scene_text(n, steps)?, "bench-rocks.ron"),
+        Section::Dense => {
+            let text = dense_text(n, steps, law, &bed)?;
+            std::fs::write(&bed, tiled_bed(copies(n)?)).map_err(|e| DemError::Io {
+                path: bed.clone(),
+                source: e,
+            })?;
+            (text, "bench-dense.ron")
+        }
     };
-    let scene = Scene::parse(&text, Path::new(file))?;
-    let mut sim = Simulation::new(scene, plugins)?;
+    let scene = Scene::parse(&text, Path::new(file));
+    let sim = scene.and_then(|scene| Simulation::new(scene, plugins));
+    if section == Section::Dense {
+        let _ = std::fs::remove_file(&bed);
+    }
+    let mut sim = sim?;
     if section == Section::Rocks {
         crate::bench_rocks::stir(&mut sim);
     }
@@ -173,6 +307,10 @@ pub struct Plan {
     pub rock_steps: u64,
     /// Thread counts.
     pub threads: Vec<usize>,
+    /// Spheres of the dense section's runs.
+    pub dense: Vec<u64>,
+    /// The law of the settle and dense sections.
+    pub law: Law,
 }
 
 /// Runs every (section, size, threads) of `plan` in a child process of this executable
@@ -184,6 +322,9 @@ pub fn run_all(plan: &Plan) -> Result<(), DemError> {
     for &n in &plan.rocks {
         crate::bench_rocks::scene_text(n, 1)?;
     }
+    for &n in &plan.dense {
+        copies(n)?;
+    }
     for (k, &section) in plan.sections.iter().enumerate() {
         if k > 0 {
             println!();
@@ -191,11 +332,22 @@ pub fn run_all(plan: &Plan) -> Result<(), DemError> {
         let (sizes, steps) = match section {
             Section::Settle => {
                 println!(
-                    "settle benchmark, {} steps (dt 1.6e-6 s) from the lattice; LAMMPS on \
-                     this machine kind: ~1.4e7 particle-steps/s at N = 10,000 (1 core)",
+                    "settle benchmark ({}), {} steps (dt 1.6e-6 s) from the lattice; LAMMPS \
+                     on this machine kind: ~1.4e7 particle-steps/s at N = 10,000 (1 core, \
+                     Hooke)",
+                    plan.law.name(),
                     plan.steps
                 );
                 (&plan.sizes, plan.steps)
+            }
+            Section::Dense => {
+                println!(
+                    "dense benchmark ({}), {} steps from the settled bed (about 1.6 contacts \
+                     per sphere; LAMMPS: bench/lammps/in.dense)",
+                    plan.law.name(),
+                    plan.steps
+                );
+                (&plan.dense, plan.steps)
             }
             Section::Rocks => {
                 println!(
@@ -207,23 +359,25 @@ pub fn run_all(plan: &Plan) -> Result<(), DemError> {
                 (&plan.rocks, plan.rock_steps)
             }
         };
-        table(section, sizes, &plan.threads, steps)?;
+        table(section, sizes, &plan.threads, (steps, plan.law))?;
     }
     Ok(())
 }
 
 /// One section's table: a child process per (size, threads).
-fn table(section: Section, sizes: &[u64], threads: &[usize], steps: u64) -> Result<(), DemError> {
+fn table(
+    section: Section,
+    sizes: &[u64],
+    threads: &[usize],
+    (steps, law): (u64, Law),
+) -> Result<(), DemError> {
     let exe = std::env::current_exe()
         .map_err(|e| DemError::Scene(format!("cannot find the dem executable: {e}")))?;
     println!(
         "{:>7} {:>3} | {:>11} {:>8} {:>10} {:>8} | {:>8} {:>6} {:>6} {:>6} | phases %: broad geom law gather integ",
         "N", "thr", "p-steps/s", "steps/s", "ns/contact", "contacts", "peak MB", "B/part", "B/slot", "B/cont"
     );
-    let name = match section {
-        Section::Settle => "settle",
-        Section::Rocks => "rocks",
-    };
+    let name = section.name();
     for &n in sizes {
         for &t in threads {
             let out = Command::new(&exe)
@@ -237,6 +391,8 @@ fn table(section: Section, sizes: &[u64], threads: &[usize], steps: u64) -> Resu
                     &steps.to_string(),
                     "--threads",
                     &t.to_string(),
+                    "--law",
+                    law.name(),
                 ])
                 .output()
                 .map_err(|e| DemError::Scene(format!("cannot run {}: {e}", exe.display())))?;

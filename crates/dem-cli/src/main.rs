@@ -92,8 +92,9 @@ enum Command {
     /// print particle-steps/s, ns per contact, memory and the time per phase, for each
     /// size and thread count.
     Bench {
-        /// Sections to run: settle (spheres), rocks (polyhedra).
-        #[arg(long, value_delimiter = ',', default_value = "settle,rocks")]
+        /// Sections to run: settle (spheres from a lattice), dense (a settled bed of
+        /// spheres), rocks (polyhedra).
+        #[arg(long, value_delimiter = ',', default_value = "settle,dense,rocks")]
         sections: Vec<bench::Section>,
         /// Numbers of spheres of the settle section (1000, 10000, 100000).
         #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
@@ -110,6 +111,12 @@ enum Command {
         /// Thread counts.
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
+        /// Spheres of the dense section (multiples of 10000: the bed tiled along x).
+        #[arg(long, value_delimiter = ',', default_value = "10000")]
+        dense: Vec<u64>,
+        /// Contact law of the settle and dense sections.
+        #[arg(long, value_enum, default_value = "hooke")]
+        law: bench::Law,
         /// Run one size of the first of `sections` in this process and print its
         /// measurement as JSON (used by the tables' child processes).
         #[arg(long, hide = true)]
@@ -498,13 +505,15 @@ fn main() -> ExitCode {
             rocks,
             rock_steps,
             threads,
+            dense,
+            law,
             one,
         } => match one {
             Some(n) => load_plugins(&cli.plugin, None)
                 .and_then(|set| {
                     let section = sections.first().copied().unwrap_or(bench::Section::Settle);
                     in_pool(threads.first().copied(), || {
-                        bench::run_one(section, *n, *steps, &set)
+                        bench::run_one(section, *n, (*steps, *law), &set)
                     })?
                 })
                 .map(|m| {
@@ -518,6 +527,8 @@ fn main() -> ExitCode {
                 rocks: rocks.clone(),
                 rock_steps: *rock_steps,
                 threads: threads.clone(),
+                dense: dense.clone(),
+                law: *law,
             })
             .map(|()| ExitCode::SUCCESS),
         },
