@@ -178,7 +178,9 @@ pub fn drive(
         progress.step();
         if (sim.step - 1).is_multiple_of(every) || sim.step == sim.end_step {
             record.energy.push((sim.step - 1, t, sim.ledger));
-            let stress = match sim.scene.output.stress.is_some() {
+            // A periodic cell always measures its stress; other scenes where
+            // `output.stress` asks.
+            let stress = match sim.periodic.is_some() || sim.scene.output.stress.is_some() {
                 true => sim.as_one_process(|sim| stress_row(sim.step - 1, t, sim))?,
                 false => None,
             };
