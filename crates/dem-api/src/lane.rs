@@ -186,13 +186,35 @@ impl F64x4 {
     }
 
     #[inline(always)]
-    fn test(self, o: F64x4, f: impl Fn(f64, f64) -> bool) -> [bool; 4] {
-        std::array::from_fn(|i| f(self.0[i], o.0[i]))
+    fn test(self, o: F64x4, f: impl Fn(f64, f64) -> bool) -> M64x4 {
+        M64x4::from_fn(|i| f(self.0[i], o.0[i]))
+    }
+}
+
+/// The truth values of four lanes, as vector comparisons give them: each lane all ones
+/// (true) or all zeros (false), so that selecting by them is a bitwise blend and code over
+/// [`F64x4`] stays in vector registers. (A mask of four `bool`s was taken apart lane by
+/// lane: half the instructions of the solver's L6Geom update were moves.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(32))]
+pub struct M64x4(pub [u64; 4]);
+
+impl M64x4 {
+    /// Lane `i` is `f(i)`.
+    #[inline(always)]
+    pub fn from_fn(mut f: impl FnMut(usize) -> bool) -> M64x4 {
+        M64x4(std::array::from_fn(|i| 0u64.wrapping_sub(u64::from(f(i)))))
+    }
+
+    /// Lane `i` (`i < 4`).
+    #[inline(always)]
+    pub fn lane(self, i: usize) -> bool {
+        self.0[i] != 0
     }
 }
 
 impl Lane for F64x4 {
-    type Mask = [bool; 4];
+    type Mask = M64x4;
     const LANES: usize = 4;
     #[inline(always)]
     fn splat(x: f64) -> F64x4 {
@@ -223,43 +245,47 @@ impl Lane for F64x4 {
         F64x4(self.0.map(f64::abs))
     }
     #[inline(always)]
-    fn gt(self, o: F64x4) -> [bool; 4] {
+    fn gt(self, o: F64x4) -> M64x4 {
         self.test(o, |a, b| a > b)
     }
     #[inline(always)]
-    fn lt(self, o: F64x4) -> [bool; 4] {
+    fn lt(self, o: F64x4) -> M64x4 {
         self.test(o, |a, b| a < b)
     }
     #[inline(always)]
-    fn ne(self, o: F64x4) -> [bool; 4] {
+    fn ne(self, o: F64x4) -> M64x4 {
         self.test(o, |a, b| a != b)
     }
     #[inline(always)]
-    fn finite(self) -> [bool; 4] {
-        self.0.map(f64::is_finite)
+    fn finite(self) -> M64x4 {
+        // |x| < inf is false for NaN and for both infinities: one compare per lane.
+        self.abs().test(F64x4::splat(f64::INFINITY), |a, b| a < b)
     }
     #[inline(always)]
-    fn mask(b: bool) -> [bool; 4] {
-        [b; 4]
+    fn mask(b: bool) -> M64x4 {
+        M64x4::from_fn(|_| b)
     }
     #[inline(always)]
-    fn and(a: [bool; 4], b: [bool; 4]) -> [bool; 4] {
-        std::array::from_fn(|i| a[i] & b[i])
+    fn and(a: M64x4, b: M64x4) -> M64x4 {
+        M64x4(std::array::from_fn(|i| a.0[i] & b.0[i]))
     }
     #[inline(always)]
-    fn or(a: [bool; 4], b: [bool; 4]) -> [bool; 4] {
-        std::array::from_fn(|i| a[i] | b[i])
+    fn or(a: M64x4, b: M64x4) -> M64x4 {
+        M64x4(std::array::from_fn(|i| a.0[i] | b.0[i]))
     }
     #[inline(always)]
-    fn not(m: [bool; 4]) -> [bool; 4] {
-        m.map(|b| !b)
+    fn not(m: M64x4) -> M64x4 {
+        M64x4(m.0.map(|x| !x))
     }
     #[inline(always)]
-    fn select(m: [bool; 4], a: F64x4, b: F64x4) -> F64x4 {
-        F64x4(std::array::from_fn(|i| if m[i] { a.0[i] } else { b.0[i] }))
+    fn select(m: M64x4, a: F64x4, b: F64x4) -> F64x4 {
+        // A bitwise blend: the selected lane's bits, whatever they are (NaN included).
+        F64x4(std::array::from_fn(|i| {
+            f64::from_bits((m.0[i] & a.0[i].to_bits()) | (!m.0[i] & b.0[i].to_bits()))
+        }))
     }
     #[inline(always)]
-    fn any(m: [bool; 4]) -> bool {
-        m[0] | m[1] | m[2] | m[3]
+    fn any(m: M64x4) -> bool {
+        (m.0[0] | m.0[1] | m.0[2] | m.0[3]) != 0
     }
 }

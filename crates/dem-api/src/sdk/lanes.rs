@@ -14,7 +14,7 @@
 
 use super::{Law, Slots};
 use crate::batch::{LawOutColumns, StateColumns, FLAG_LAST, FLAG_NEW};
-use crate::lane::{F64x4, Lane};
+use crate::lane::{F64x4, Lane, M64x4};
 use crate::law::{LawInput, LawOutput};
 use crate::law_view::LawView;
 use crate::math::Vec3;
@@ -154,7 +154,7 @@ fn lanes_of<L: LaneLaw>(
             }
         };
         let col3 = |c: &[&[f64]; 3]| [col(c[0]), col(c[1]), col(c[2])];
-        let flag = |f: u8| std::array::from_fn(|j| view.flags[at[j]] & f != 0);
+        let flag = |f: u8| M64x4::from_fn(|j| view.flags[at[j]] & f != 0);
         let input = LaneInput {
             u: col3(&view.u),
             u_dot: col3(&view.u_dot),
@@ -267,8 +267,8 @@ pub fn lanes_agree<L: LaneLaw>(law: &L, steps: &[[LawInput; 4]]) -> Result<(), S
             area: x(&|i| i.geom.area),
             onset_normal_velocity: x(&|i| i.onset.normal_velocity),
             dt: inputs[0].dt,
-            new: inputs.map(|i| i.is_new != 0),
-            last: inputs.map(|i| i.is_last != 0),
+            new: M64x4::from_fn(|j| inputs[j].is_new != 0),
+            last: M64x4::from_fn(|j| inputs[j].is_last != 0),
         };
         let o = law.law_lanes(&g, &c, &mut together);
         for (j, a) in outs.iter().enumerate() {
