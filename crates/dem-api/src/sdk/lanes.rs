@@ -167,8 +167,16 @@ fn lanes_of<L: LaneLaw>(
             new: flag(FLAG_NEW),
             last: flag(FLAG_LAST),
         };
-        if state.slot_stride == 1 {
-            // Rows (how the solver stores state): each contact's slots are one slice.
+        // Columns (how the solver stores state): a slot of four whole contacts is one
+        // vector.
+        let columns = whole && state.item_stride == 1;
+        if columns {
+            for (j, s) in slots[..n].iter_mut().enumerate() {
+                let x = state.index(first, j);
+                *s = F64x4(state.values[x..x + 4].try_into().expect("four values"));
+            }
+        } else if state.slot_stride == 1 {
+            // Rows: each contact's slots are one slice.
             let rows: [&[f64]; 4] = at.map(|i| {
                 let start = state.index(i, 0);
                 &state.values[start..start + n]
@@ -183,17 +191,24 @@ fn lanes_of<L: LaneLaw>(
         }
         let (consts, own) = slots[..n].split_at_mut(k);
         let o = law.law_lanes(&input, consts, own);
-        for (l, &i) in at.iter().enumerate() {
-            if state.slot_stride == 1 {
-                let start = state.index(i, k);
-                let row = &mut state.values[start..start + (n - k)];
-                for (x, s) in row.iter_mut().zip(&slots[k..n]) {
-                    *x = s.lane(l);
-                }
-            } else {
-                for (j, s) in slots[..n].iter().enumerate().skip(k) {
-                    let x = state.index(i, j);
-                    state.values[x] = s.lane(l);
+        if columns {
+            for (j, s) in slots[..n].iter().enumerate().skip(k) {
+                let x = state.index(first, j);
+                state.values[x..x + 4].copy_from_slice(&s.0);
+            }
+        } else {
+            for (l, &i) in at.iter().enumerate() {
+                if state.slot_stride == 1 {
+                    let start = state.index(i, k);
+                    let row = &mut state.values[start..start + (n - k)];
+                    for (x, s) in row.iter_mut().zip(&slots[k..n]) {
+                        *x = s.lane(l);
+                    }
+                } else {
+                    for (j, s) in slots[..n].iter().enumerate().skip(k) {
+                        let x = state.index(i, j);
+                        state.values[x] = s.lane(l);
+                    }
                 }
             }
         }

@@ -1,15 +1,15 @@
-//! Per-contact numbers stored in blocks: the contacts' hot data (L6Geom and onset, [`HOT`]
-//! fields, as columns) and their law state (as rows).
+//! Per-contact numbers stored in blocks, as columns: the contacts' hot data (L6Geom and
+//! onset, [`HOT`] fields) and their law state.
 //!
-//! The list of contacts is cut into chunks of [`CHUNK`]; each chunk has one block. In the
-//! column layout a block has `fields * PITCH` values, in which field `f` of the chunk's
-//! contact `k` is at `f * PITCH + k`; in the row layout `fields * CHUNK` values, with field
-//! `f` of contact `k` at `k * fields + f` (what a law written per contact reads in place). The pitch is a little more than the chunk: with a power of two (2 kB),
+//! The list of contacts is cut into chunks of [`CHUNK`]; each chunk has one block of
+//! `fields * PITCH` values, in which field `f` of the chunk's contact `k` is at
+//! `f * PITCH + k`. The pitch is a little more than the chunk: with a power of two (2 kB),
 //! the fields of one contact would all fall in the same two sets of the L1 cache, which
 //! holds only 16 of the 33 lines a contact's L6Geom update reads (measured: the law pass
 //! took 55 % longer). A chunk's fields are thus columns, handed to a law as they are stored
-//! (no copy into per-contact records), and a chunk's block is one slice, which the
-//! parallel passes split off without further bookkeeping.
+//! (no copy into per-contact records; a law written over lanes reads four contacts' slot
+//! as one vector), and a chunk's block is one slice, which the parallel passes split off
+//! without further bookkeeping.
 
 use super::CHUNK;
 
@@ -26,8 +26,6 @@ pub(crate) struct Blocks {
     values: Vec<f64>,
     /// Fields per contact (at least 1, so that a block is never empty).
     fields: usize,
-    /// Row layout (else columns).
-    rows: bool,
     /// Contacts stored.
     len: usize,
 }
@@ -63,42 +61,23 @@ impl std::ops::DerefMut for HotBlocks {
 }
 
 impl Blocks {
-    /// An empty store of `fields` numbers per contact, in the column layout.
+    /// An empty store of `fields` numbers per contact.
     pub(crate) fn new(fields: usize) -> Blocks {
         Blocks {
             values: Vec::new(),
             fields: fields.max(1),
-            rows: false,
             len: 0,
         }
     }
 
-    /// An empty store of `fields` numbers per contact, in the row layout.
-    pub(crate) fn rows(fields: usize) -> Blocks {
-        Blocks {
-            rows: true,
-            ..Blocks::new(fields)
-        }
-    }
-
-    /// Fields per contact (a contact's stride in the row layout).
-    pub(crate) fn fields(&self) -> usize {
-        self.fields
-    }
-
     /// Values per block.
     pub(crate) fn block_len(&self) -> usize {
-        self.fields * if self.rows { CHUNK } else { PITCH }
+        self.fields * PITCH
     }
 
     #[inline(always)]
     fn at(&self, i: usize, f: usize) -> usize {
-        let inside = if self.rows {
-            (i % CHUNK) * self.fields + f
-        } else {
-            f * PITCH + i % CHUNK
-        };
-        (i / CHUNK) * self.block_len() + inside
+        (i / CHUNK) * self.block_len() + f * PITCH + i % CHUNK
     }
 
     /// Field `f` of contact `i`.
@@ -181,7 +160,7 @@ impl Blocks {
         }
     }
 
-    /// Bytes stored per contact (with the padding of the column layout).
+    /// Bytes stored per contact (with the padding of the pitch).
     pub(crate) fn bytes_per_contact(&self) -> usize {
         (self.block_len() * std::mem::size_of::<f64>()).div_ceil(CHUNK)
     }
@@ -338,12 +317,7 @@ mod tests {
 
     #[test]
     fn fields_survive_swaps_copies_and_truncation_across_blocks() {
-        for b in [Blocks::new(3), Blocks::rows(3)] {
-            fields_survive(b);
-        }
-    }
-
-    fn fields_survive(mut b: Blocks) {
+        let mut b = Blocks::new(3);
         let n = 2 * CHUNK + 7;
         for i in 0..n {
             b.push_zero();

@@ -231,8 +231,7 @@ impl LawColumns {
     }
 
     /// Writes the copies of contact `k` of the batch: its geometry, onset data and law
-    /// state (`slots` values of a state block in the row layout of `stride` values per
-    /// contact, contact `at` of it).
+    /// state (`slots` values of a state block in the column layout, contact `at` of it).
     #[inline(always)]
     pub(super) fn write_copies(
         &mut self,
@@ -240,7 +239,6 @@ impl LawColumns {
         l6: &L6State,
         onset: &Onset,
         state: &[f64],
-        stride: usize,
         at: usize,
     ) {
         let c = &mut self.copies;
@@ -258,15 +256,19 @@ impl LawColumns {
         c.onset[0][k] = onset.time;
         c.onset[1][k] = onset.normal_velocity;
         let n = self.slots;
-        self.state[k * n..(k + 1) * n].copy_from_slice(&state[at * stride..at * stride + n]);
+        for (j, x) in self.state[k * n..(k + 1) * n].iter_mut().enumerate() {
+            *x = state[j * PITCH + at];
+        }
     }
 
     /// The law's state of copied contact `k` after the call, into contact `at` of a state
-    /// block in the row layout of `stride` values per contact.
+    /// block in the column layout.
     #[inline(always)]
-    pub(super) fn read_state(&self, k: usize, state: &mut [f64], stride: usize, at: usize) {
+    pub(super) fn read_state(&self, k: usize, state: &mut [f64], at: usize) {
         let n = self.slots;
-        state[at * stride..at * stride + n].copy_from_slice(&self.state[k * n..(k + 1) * n]);
+        for (j, &x) in self.state[k * n..(k + 1) * n].iter().enumerate() {
+            state[j * PITCH + at] = x;
+        }
     }
 
     /// The law's output for contact `k`.
@@ -283,14 +285,14 @@ impl LawColumns {
     }
 
     /// The batch, the state and the output columns of a call on every contact of a chunk
-    /// (`hot` and `state` are its blocks, the state's of `stride` values per contact), in
-    /// order: geometry, onset data and state as the blocks hold them.
+    /// (`hot` and `state` are its blocks, both in the column layout), in order: geometry,
+    /// onset data and state as the blocks hold them.
     pub(super) fn call_in_place<'a>(
         &'a mut self,
         dt: f64,
         materials: &'a [Material],
         hot: &'a [f64],
-        (state, stride): (&'a mut [f64], usize),
+        state: &'a mut [f64],
     ) -> (LawBatch<'a>, StateColumns<'a>, LawOutColumns<'a>) {
         let n = self.len;
         let col = |f: usize| -> RSlice<'a, f64> { hot[f * PITCH..f * PITCH + n].into() };
@@ -312,10 +314,12 @@ impl LawColumns {
         let batch = self
             .pairs
             .batch(dt, materials, geom, [col(ONSET), col(ONSET + 1)]);
+        // Slot `j` of contact `i` at `j * PITCH + i`: a slot of the chunk's contacts is one
+        // column, which a law written over lanes reads four at a time.
         let state = StateColumns {
             values: state.into(),
-            item_stride: stride as u64,
-            slot_stride: 1,
+            item_stride: 1,
+            slot_stride: PITCH as u64,
         };
         (batch, state, self.out.view_mut())
     }

@@ -24,7 +24,7 @@ impl Contacts {
             // Only before the first contact exists (the laws do not change in a run).
             debug_assert!(self.list.is_empty());
             self.stride = stride;
-            self.state = super::Blocks::rows(stride);
+            self.state = super::Blocks::new(stride);
         }
         // Free the old list before the new one is built, so that both never coexist
         // (unless the pair caches are carried over to the new slots).

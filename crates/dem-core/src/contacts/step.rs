@@ -36,9 +36,8 @@ pub(super) struct Work<'w> {
     list: &'w mut [Contact],
     /// The chunk's block of L6Geom and onset data.
     hot: &'w mut [f64],
-    /// The chunk's block of law state (rows of `stride` values).
+    /// The chunk's block of law state.
     state: &'w mut [f64],
-    stride: usize,
     total: &'w mut ContactTotals,
     bodies: &'w mut [[u32; 2]],
 }
@@ -63,7 +62,6 @@ pub(super) fn law<'a>(
     out.bodies.clear();
     out.bodies.resize(list.len(), [NONE; 2]);
     buffers.workers.prepare();
-    let stride = state.fields();
     let mut work: Vec<Work<'_>> = recycle(std::mem::take(&mut buffers.work));
     work.extend(
         list.chunks_mut(CHUNK)
@@ -75,7 +73,6 @@ pub(super) fn law<'a>(
                 list,
                 hot,
                 state,
-                stride,
                 total,
                 bodies,
             }),
@@ -248,11 +245,11 @@ fn run_law(
         );
         if !in_place {
             let (l6, onset) = (blocks::load(w.hot, i), blocks::onset(w.hot, i));
-            columns.write_copies(k, &l6, &onset, w.state, w.stride, i);
+            columns.write_copies(k, &l6, &onset, w.state, i);
         }
     }
     let (batch, law_state, out) = if in_place {
-        columns.call_in_place(cx.dt, cx.materials, w.hot, (w.state, w.stride))
+        columns.call_in_place(cx.dt, cx.materials, w.hot, w.state)
     } else {
         columns.call(cx.dt, cx.materials)
     };
@@ -302,7 +299,7 @@ fn run_law(
             continue;
         }
         if !in_place {
-            columns.read_state(k, w.state, w.stride, i);
+            columns.read_state(k, w.state, i);
         }
         // With `i < CHUNK` and the block cut to its length, the reads below need no test.
         assert!(i < CHUNK);
