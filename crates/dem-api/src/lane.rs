@@ -180,6 +180,24 @@ impl Neg for F64x4 {
 }
 
 impl F64x4 {
+    /// The four values of `s` from `at`: one vector load (one bounds test, no length check
+    /// of a conversion).
+    #[inline(always)]
+    pub fn load(s: &[f64], at: usize) -> F64x4 {
+        let v = &s[at..at + 4];
+        F64x4([v[0], v[1], v[2], v[3]])
+    }
+
+    /// Stores the four lanes into `s` from `at`.
+    #[inline(always)]
+    pub fn store(self, s: &mut [f64], at: usize) {
+        let v = &mut s[at..at + 4];
+        v[0] = self.0[0];
+        v[1] = self.0[1];
+        v[2] = self.0[2];
+        v[3] = self.0[3];
+    }
+
     #[inline(always)]
     fn zip(self, o: F64x4, f: impl Fn(f64, f64) -> f64) -> F64x4 {
         F64x4(std::array::from_fn(|i| f(self.0[i], o.0[i])))

@@ -148,7 +148,7 @@ fn lanes_of<L: LaneLaw>(
         let whole = first + 4 <= len;
         let col = |c: &[f64]| {
             if whole {
-                F64x4(c[first..first + 4].try_into().expect("four values"))
+                F64x4::load(c, first)
             } else {
                 F64x4::from_fn(|j| c[at[j]])
             }
@@ -173,7 +173,7 @@ fn lanes_of<L: LaneLaw>(
         if columns {
             for (j, s) in slots[..n].iter_mut().enumerate() {
                 let x = state.index(first, j);
-                *s = F64x4(state.values[x..x + 4].try_into().expect("four values"));
+                *s = F64x4::load(&state.values, x);
             }
         } else if state.slot_stride == 1 {
             // Rows: each contact's slots are one slice.
@@ -194,7 +194,7 @@ fn lanes_of<L: LaneLaw>(
         if columns {
             for (j, s) in slots[..n].iter().enumerate().skip(k) {
                 let x = state.index(first, j);
-                state.values[x..x + 4].copy_from_slice(&s.0);
+                s.store(&mut state.values, x);
             }
         } else {
             for (l, &i) in at.iter().enumerate() {

@@ -271,6 +271,16 @@ impl LawColumns {
         }
     }
 
+    /// The law's output columns (for every contact of the call).
+    pub(super) fn local(&self) -> super::global::Local<'_> {
+        let o = &self.out;
+        super::global::Local {
+            force: [&o.force.x, &o.force.y, &o.force.z],
+            torque: [&o.torque.x, &o.torque.y, &o.torque.z],
+            energy: [&o.elastic, &o.friction, &o.damping],
+        }
+    }
+
     /// The law's output for contact `k`.
     #[inline(always)]
     pub(super) fn output(&self, k: usize) -> LawOutput {

@@ -42,6 +42,7 @@ mod columns;
 mod detect;
 mod gather;
 mod geometry;
+mod global;
 mod held;
 mod pair_cache;
 mod rebuild;

@@ -264,7 +264,11 @@ fn run_law(
         ));
     }
 
-    // Local to global.
+    // Local to global: four at a time when the law took the whole chunk, unless an output
+    // is not finite (then contact by contact, to name it).
+    if in_place && super::global::to_global(w.list, w.hot, raw, &columns.local(), p, &cx.l6) {
+        return Ok(());
+    }
     for (k, &i) in picked.iter().enumerate() {
         let c = &mut w.list[i];
         let o = columns.output(k);

@@ -262,22 +262,35 @@ pub(crate) fn contact_torques(
     f: &Vector3<f64>,
     opt: &L6Options,
 ) -> [Vector3<f64>; 2] {
-    let arm = |i: usize| point - pos[i];
+    let [t1, t2] = torques(v3(point), v3(n), lens, [v3(pos[0]), v3(pos[1])], v3(f), opt);
+    [vector(t1), vector(t2)]
+}
+
+/// [`contact_torques`] written once over lanes: for one contact (`f64`) and for four at a
+/// time (the solver's pass over a chunk), bitwise the same.
+#[inline(always)]
+pub(crate) fn torques<L: dem_api::lane::Lane>(
+    point: V3<L>,
+    n: V3<L>,
+    lens: [L; 2],
+    pos: [V3<L>; 2],
+    f: V3<L>,
+    opt: &L6Options,
+) -> [V3<L>; 2] {
+    let arm = |i: usize| point.sub(pos[i]);
+    let minus = |v: V3<L>| V3::new(-v.x, -v.y, -v.z);
     if !opt.no_ratch {
-        return [arm(0).cross(&(-f)), arm(1).cross(f)];
+        return [arm(0).cross(minus(f)), arm(1).cross(f)];
     }
-    let f_n = n * n.dot(f);
-    let f_t = f - f_n;
+    let f_n = n.scale(n.dot(f));
+    let f_t = f.sub(f_n);
+    // A body of infinite radius (a wall, a facet) keeps the arm to the contact point.
     let branch = |i: usize, sign: f64| {
-        if lens[i].is_finite() {
-            n * (sign * lens[i])
-        } else {
-            arm(i)
-        }
+        V3::select(lens[i].finite(), n.scale(L::splat(sign) * lens[i]), arm(i))
     };
     [
-        -(arm(0).cross(&f_n) + branch(0, 1.0).cross(&f_t)),
-        arm(1).cross(&f_n) + branch(1, -1.0).cross(&f_t),
+        minus(arm(0).cross(f_n).add(branch(0, 1.0).cross(f_t))),
+        arm(1).cross(f_n).add(branch(1, -1.0).cross(f_t)),
     ]
 }
 

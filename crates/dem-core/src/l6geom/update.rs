@@ -25,23 +25,23 @@ impl<L: Lane> V3<L> {
         V3 { x, y, z }
     }
     #[inline(always)]
-    fn add(self, o: Self) -> Self {
+    pub(crate) fn add(self, o: Self) -> Self {
         V3::new(self.x + o.x, self.y + o.y, self.z + o.z)
     }
     #[inline(always)]
-    fn sub(self, o: Self) -> Self {
+    pub(crate) fn sub(self, o: Self) -> Self {
         V3::new(self.x - o.x, self.y - o.y, self.z - o.z)
     }
     #[inline(always)]
-    fn scale(self, s: L) -> Self {
+    pub(crate) fn scale(self, s: L) -> Self {
         V3::new(self.x * s, self.y * s, self.z * s)
     }
     #[inline(always)]
-    fn dot(self, o: Self) -> L {
+    pub(crate) fn dot(self, o: Self) -> L {
         self.x * o.x + self.y * o.y + self.z * o.z
     }
     #[inline(always)]
-    fn cross(self, o: Self) -> Self {
+    pub(crate) fn cross(self, o: Self) -> Self {
         V3::new(
             self.y * o.z - self.z * o.y,
             self.z * o.x - self.x * o.z,
@@ -49,11 +49,11 @@ impl<L: Lane> V3<L> {
         )
     }
     #[inline(always)]
-    fn norm(self) -> L {
+    pub(crate) fn norm(self) -> L {
         self.dot(self).sqrt()
     }
     #[inline(always)]
-    fn select(m: L::Mask, a: Self, b: Self) -> Self {
+    pub(crate) fn select(m: L::Mask, a: Self, b: Self) -> Self {
         V3::new(
             L::select(m, a.x, b.x),
             L::select(m, a.y, b.y),
