@@ -130,7 +130,10 @@ fn plugin_panic_outside_a_batch_is_an_error_not_an_abort() {
 fn non_finite_force_is_caught() {
     let e = error_of(&scene("Law2_Test_Faulty", r#"(fault: "nan")"#, ""));
     assert!(
-        e.contains("non-finite") && e.contains("Law2_Test_Faulty") && e.contains("step 0"),
+        e.contains("non-finite")
+            && e.contains("Law2_Test_Faulty")
+            && e.contains("step 0")
+            && e.contains("contact 0-1"),
         "{e}"
     );
 }
