@@ -323,3 +323,18 @@ fn resume_refuses_a_corrupted_checkpoint() {
     let stderr = String::from_utf8_lossy(&dem(&["resume", s(&ckpt)]).stderr).to_string();
     assert!(stderr.contains("truncated checkpoint"), "{stderr}");
 }
+
+/// A log that goes to a file or a pipe (a batch job's) is plain text: no terminal colour
+/// codes around its INFO and WARN lines.
+#[test]
+fn a_log_that_is_not_a_terminal_has_no_colour_codes() {
+    let (dir, scene) = setup("plain-log", 20, 30, 10);
+    let out = dem(&["run", s(&scene), "--out", s(&dir.join("out"))]);
+    ok(&out);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("INFO"), "{log}");
+    assert!(
+        !log.contains('\u{1b}'),
+        "colour codes in a piped log: {log:?}"
+    );
+}

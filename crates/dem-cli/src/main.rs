@@ -464,9 +464,13 @@ fn main() -> ExitCode {
     let default = if quiet { "warn" } else { "info" };
     let filter =
         tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
+    // Colours only on a terminal: a log written to a file (`2> run.log`, a batch job's)
+    // keeps plain text.
+    use std::io::IsTerminal;
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let world = match &cli.command {
         Command::Run { .. } | Command::Resume { .. } => World::start(),
