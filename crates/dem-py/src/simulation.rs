@@ -277,17 +277,30 @@ impl PySimulation {
     #[pyo3(signature = (steps=None, time=None, until=None, every=None, callback=None))]
     fn run(
         slf: &Bound<'_, Self>,
-        steps: Option<u64>,
+        steps: Option<i64>,
         time: Option<f64>,
         until: Option<Bound<'_, PyAny>>,
-        every: Option<u64>,
+        every: Option<i64>,
         callback: Option<Bound<'_, PyAny>>,
     ) -> PyResult<u64> {
         let py = slf.py();
         let this = slf.get();
-        if every == Some(0) {
-            return Err(value_error("every=0: give a number of steps >= 1".into()));
-        }
+        // Taken as signed integers, so that a negative count gets this message rather than
+        // Python's "can't convert negative int to unsigned".
+        let steps = match steps {
+            Some(n) if n < 0 => {
+                return Err(value_error(format!("steps={n}: steps must be >= 0")));
+            }
+            n => n.map(|n| n as u64),
+        };
+        let every = match every {
+            Some(n) if n < 1 => {
+                return Err(value_error(format!(
+                    "every={n}: give a number of steps >= 1"
+                )));
+            }
+            n => n.map(|n| n as u64),
+        };
         if let Some(t) = time {
             if !(t >= 0.0 && t.is_finite()) {
                 return Err(value_error(format!(

@@ -57,3 +57,14 @@ def test_failing_law_names_plugin_and_contact(tmp_path, plugins, dem_exe):
     assert "Law2_Test_Faulty" in message and "contact 0-1" in message
     assert message == cli_error(dem_exe, "run", "--quiet", "--out", tmp_path / "out", scene)
     assert isinstance(e.value, dem.Error)
+
+
+def test_negative_counts_say_what_is_wrong(plugins):
+    sim = dem.Simulation.from_ron(FALL, plugins=plugins)
+    with pytest.raises(ValueError, match=r"steps=-1: steps must be >= 0"):
+        sim.run(steps=-1)
+    with pytest.raises(ValueError, match=r"every=-5: give a number of steps >= 1"):
+        sim.run(steps=3, every=-5)
+    with pytest.raises(ValueError, match=r"every=0"):
+        sim.run(steps=3, every=0)
+    assert sim.run(steps=0) == 0
