@@ -33,6 +33,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::time::Instant;
 
+mod active_threads;
 mod build;
 
 /// What a shape view is filled with before it is made (never read).
@@ -125,22 +126,6 @@ impl Simulation {
         self.integrator.dt
     }
 
-    /// Chooses how many threads of the rayon pool the steps use (see [`crate::threads`]);
-    /// the default takes them all.
-    pub fn set_threads(&mut self, threads: Threads) {
-        self.threads = threads;
-    }
-
-    /// How the steps choose their threads ([`Simulation::set_threads`]).
-    pub fn thread_choice(&self) -> Threads {
-        self.threads
-    }
-
-    /// Threads the last step used.
-    pub fn threads_used(&self) -> usize {
-        self.team.active()
-    }
-
     /// Advances one step.
     pub fn step(&mut self) -> Result<(), DemError> {
         let mut clock = Instant::now();
@@ -153,19 +138,8 @@ impl Simulation {
                     (added.particles.collect(), added.clumps)
                 }
             };
+        let (work, cap) = self.choose_threads();
         let p = &mut self.particles;
-        let most = rayon::current_num_threads();
-        if self.team.size() != most {
-            self.team = Team::new(most);
-        }
-        // This rank's share of the work, for the choice of its threads.
-        let share = self.ranks.as_ref().map_or(1, Ranks::size);
-        let work = threads::work(p.len(), self.live_contacts) / share;
-        let cap = threads::for_work(work, most);
-        self.team.set_active(match self.threads {
-            Threads::Pool => most,
-            Threads::Auto => self.chooser.threads(cap),
-        });
         if let Some(per) = &mut self.periodic {
             per.sync(p);
             if per.stale(&self.verlet, &self.team) {
@@ -385,10 +359,7 @@ impl Simulation {
             self.end_step = self.end_step.min(self.step);
         }
         self.timing.integration += lap(&mut clock);
-        if self.threads == Threads::Auto {
-            let seconds = started.elapsed().as_secs_f64();
-            self.chooser.record(seconds, work, cap);
-        }
+        self.book_threads(started, work, cap);
         Ok(())
     }
 
