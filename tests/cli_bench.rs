@@ -1,8 +1,23 @@
 //! `dem bench`'s rocks section (the polyhedra benchmark): a small pour prints its table
 //! with contacts made and the phases summing to 100 %; a size outside the pour's range is
-//! refused by name.
+//! refused by name. Its dense section starts from the committed bed.
 
 use dem_verification::cli::{dem, ok, refused};
+
+/// The row of `n` bodies in a bench table: the row, and the numbers of its first part
+/// (particle-steps/s, steps/s, ns per contact, mean contacts).
+fn row_of(out: &str, n: u64) -> (String, Vec<f64>) {
+    let row = out
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{n} ")))
+        .unwrap_or_else(|| panic!("a row for {n}: {out}"));
+    let rate = row.split('|').nth(1).unwrap();
+    let rate = rate
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    (row.to_string(), rate)
+}
 
 #[test]
 fn the_rocks_section_prints_its_table() {
@@ -22,15 +37,8 @@ fn the_rocks_section_prints_its_table() {
         out.starts_with("rocks benchmark (polyhedra), 60 steps"),
         "{out}"
     );
-    let row = out
-        .lines()
-        .find(|l| l.trim_start().starts_with("300 "))
-        .expect("a row for 300 rocks");
+    let (row, rate) = row_of(&out, 300);
     let cols: Vec<&str> = row.split('|').collect();
-    let rate: Vec<f64> = cols[1]
-        .split_whitespace()
-        .map(|x| x.parse().unwrap())
-        .collect();
     // particle-steps/s = N * steps/s; mean contacts.
     assert!((rate[0] / (300.0 * rate[1]) - 1.0).abs() < 1e-3, "{row}");
     assert!(rate[3] >= 1.0, "no contacts in the pour: {row}");
@@ -72,12 +80,8 @@ fn the_dense_section_starts_from_the_packed_bed() {
         out.starts_with("dense benchmark (hooke), 20 steps"),
         "{out}"
     );
-    let row = out
-        .lines()
-        .find(|l| l.trim_start().starts_with("10000 "))
-        .expect("a row for 10000 spheres");
-    let cols: Vec<&str> = row.split('|').collect();
-    let contacts: f64 = cols[1].split_whitespace().nth(3).unwrap().parse().unwrap();
+    let (row, rate) = row_of(&out, 10_000);
+    let contacts = rate[3];
     assert!(
         (14_205.0..18_000.0).contains(&contacts),
         "{contacts} contacts per step: {row}"
