@@ -229,3 +229,34 @@ fn a_unicode_params_block_with_an_error_is_located_without_panicking() {
     let e = error_of(&scene("Law2_L6Geom_LinearElPl", "Ü(kn: -1)", ""));
     assert!(e.contains("bad.ron:3:") && e.contains("`Ü`"), "{e}");
 }
+
+/// A FIFO named like a library (which made the loader wait forever) and a truncated copy of
+/// a real plugin (which made it die of a bus error) are refused with a message, by name
+/// and by a directory scan.
+#[test]
+fn a_fifo_or_a_truncated_library_is_refused_not_a_hang_or_a_crash() {
+    let dir = dem_verification::root().join("target/test-output/bad-libraries");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("libfifo.so");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let e = PluginSet::default().load(&fifo).err().unwrap().to_string();
+        assert!(
+            e.contains("libfifo.so") && e.contains("not a regular file"),
+            "{e}"
+        );
+    }
+    let real = dem_verification::build_plugins(&["law-linear"]).remove(0);
+    let bytes = std::fs::read(&real).unwrap();
+    for cut in [4096, 65_536, bytes.len() / 2] {
+        let short = dir.join(format!("libshort{cut}.so"));
+        std::fs::write(&short, &bytes[..cut]).unwrap();
+        let e = PluginSet::default().load(&short).err().unwrap().to_string();
+        assert!(e.contains("truncated"), "{cut} bytes: {e}");
+    }
+    // A scan skips them all, with a message for each truncated one.
+    let mut set = PluginSet::default();
+    set.scan(&dir);
+    assert!(set.refused.iter().any(|(_, why)| why.contains("truncated")));
+}

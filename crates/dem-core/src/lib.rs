@@ -27,6 +27,7 @@ pub mod inlet;
 pub mod integrator;
 pub mod l6geom;
 pub mod law_tester;
+pub mod library_file;
 pub(crate) mod meeting;
 pub mod mesh;
 pub mod motion;

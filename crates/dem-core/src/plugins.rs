@@ -142,6 +142,7 @@ impl PluginSet {
             path: path.clone(),
             reason,
         };
+        crate::library_file::check(&path).map_err(fail)?;
         let header = match lib_header_from_path(&path) {
             Ok(h) => h,
             Err(LibraryError::GetSymbolError { .. }) => {
