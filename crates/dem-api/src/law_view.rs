@@ -105,6 +105,36 @@ impl<'a> LawBatch<'a> {
     }
 }
 
+impl<'a> LawView<'a> {
+    /// The same view with every column cut again to [`LawView::len`] where the compiler
+    /// sees it, so that in a loop inlined after it, a test of an index against the length
+    /// covers every column. (They are that long already; the compiler cannot know it of
+    /// slices read from memory.)
+    #[inline(always)]
+    pub(crate) fn recut(&self) -> LawView<'a> {
+        let n = self.len;
+        let c3 = |c: &[&'a [f64]; 3]| [&c[0][..n], &c[1][..n], &c[2][..n]];
+        LawView {
+            len: n,
+            dt: self.dt,
+            frame: [c3(&self.frame[0]), c3(&self.frame[1]), c3(&self.frame[2])],
+            point: c3(&self.point),
+            u: c3(&self.u),
+            phi: c3(&self.phi),
+            u_dot: c3(&self.u_dot),
+            phi_dot: c3(&self.phi_dot),
+            lens: [&self.lens[0][..n], &self.lens[1][..n]],
+            area: &self.area[..n],
+            mass: [&self.mass[0][..n], &self.mass[1][..n]],
+            material: [&self.material[0][..n], &self.material[1][..n]],
+            materials: self.materials,
+            onset_time: &self.onset_time[..n],
+            onset_normal_velocity: &self.onset_normal_velocity[..n],
+            flags: &self.flags[..n],
+        }
+    }
+}
+
 impl LawView<'_> {
     /// Number of contacts.
     pub fn len(&self) -> usize {

@@ -136,113 +136,159 @@ fn lanes_of<L: LaneLaw>(
     current: &Cell<usize>,
 ) {
     let len = view.len();
-    let k = L::Constants::LEN;
-    let n = k + L::STATE_LEN;
-    let mut slots = [F64x4::default(); MAX_SLOTS];
+    // Every column cut to `len` here, so that one test of an index covers them all.
+    let view = &view.recut();
+    let (f, t) = (&mut out.force, &mut out.torque);
+    let (fx, fy, fz) = (&mut f.x[..len], &mut f.y[..len], &mut f.z[..len]);
+    let (tx, ty, tz) = (&mut t.x[..len], &mut t.y[..len], &mut t.z[..len]);
+    let mut out: Outs<'_> = [
+        fx,
+        fy,
+        fz,
+        tx,
+        ty,
+        tz,
+        &mut out.elastic[..len],
+        &mut out.friction[..len],
+        &mut out.damping[..len],
+    ];
     let mut first = 0;
+    // Columns (how the solver stores state): all lanes but the last read and write every
+    // column with vector loads and stores.
+    if state.item_stride == 1 {
+        while first + 4 <= len {
+            current.set(first);
+            let at = [first, first + 1, first + 2, first + 3];
+            lane_of::<L, true>(law, view, state, &mut out, &at);
+            first += 4;
+        }
+    }
     while first < len {
         current.set(first);
         // A short last lane repeats its last contact: the same values, written twice.
-        let at: [usize; 4] = std::array::from_fn(|j| (first + j).min(len - 1));
-        // Four whole contacts (all lanes but the last) are read as vectors.
-        let whole = first + 4 <= len;
-        let col = |c: &[f64]| {
-            if whole {
-                F64x4::load(c, first)
-            } else {
-                F64x4::from_fn(|j| c[at[j]])
-            }
-        };
-        let col3 = |c: &[&[f64]; 3]| [col(c[0]), col(c[1]), col(c[2])];
-        let flag = |f: u8| M64x4::from_fn(|j| view.flags[at[j]] & f != 0);
-        let input = LaneInput {
-            u: col3(&view.u),
-            u_dot: col3(&view.u_dot),
-            phi: col3(&view.phi),
-            phi_dot: col3(&view.phi_dot),
-            lens: [col(view.lens[0]), col(view.lens[1])],
-            area: col(view.area),
-            onset_normal_velocity: col(view.onset_normal_velocity),
-            dt: view.dt,
-            new: flag(FLAG_NEW),
-            last: flag(FLAG_LAST),
-        };
-        // Columns (how the solver stores state): a slot of four whole contacts is one
-        // vector.
-        let columns = whole && state.item_stride == 1;
-        if columns {
-            for (j, s) in slots[..n].iter_mut().enumerate() {
-                let x = state.index(first, j);
-                *s = F64x4::load(&state.values, x);
-            }
-        } else if state.slot_stride == 1 {
-            // Rows: each contact's slots are one slice.
-            let rows: [&[f64]; 4] = at.map(|i| {
-                let start = state.index(i, 0);
-                &state.values[start..start + n]
-            });
-            for (j, s) in slots[..n].iter_mut().enumerate() {
-                *s = F64x4([rows[0][j], rows[1][j], rows[2][j], rows[3][j]]);
-            }
-        } else {
-            for (j, s) in slots[..n].iter_mut().enumerate() {
-                *s = F64x4::from_fn(|l| state.values[state.index(at[l], j)]);
-            }
-        }
-        let (consts, own) = slots[..n].split_at_mut(k);
-        let o = law.law_lanes(&input, consts, own);
-        if columns {
-            for (j, s) in slots[..n].iter().enumerate().skip(k) {
-                let x = state.index(first, j);
-                s.store(&mut state.values, x);
-            }
-        } else {
-            for (l, &i) in at.iter().enumerate() {
-                if state.slot_stride == 1 {
-                    let start = state.index(i, k);
-                    let row = &mut state.values[start..start + (n - k)];
-                    for (x, s) in row.iter_mut().zip(&slots[k..n]) {
-                        *x = s.lane(l);
-                    }
-                } else {
-                    for (j, s) in slots[..n].iter().enumerate().skip(k) {
-                        let x = state.index(i, j);
-                        state.values[x] = s.lane(l);
-                    }
-                }
-            }
-        }
-        if whole {
-            let r = first..first + 4;
-            let put = |c: &mut [f64], v: F64x4| c[r.clone()].copy_from_slice(&v.0);
-            for (k, v) in o.force.into_iter().enumerate() {
-                put([&mut out.force.x, &mut out.force.y, &mut out.force.z][k], v);
-            }
-            for (k, v) in o.torque.into_iter().enumerate() {
-                put(
-                    [&mut out.torque.x, &mut out.torque.y, &mut out.torque.z][k],
-                    v,
-                );
-            }
-            put(&mut out.elastic, o.elastic);
-            put(&mut out.friction, o.friction);
-            put(&mut out.damping, o.damping);
-        } else {
-            for (l, &i) in at.iter().enumerate() {
-                let v = |x: [F64x4; 3]| Vec3::new(x[0].lane(l), x[1].lane(l), x[2].lane(l));
-                out.set(
-                    i,
-                    &LawOutput {
-                        force: v(o.force),
-                        torque: v(o.torque),
-                        elastic: o.elastic.lane(l),
-                        friction: o.friction.lane(l),
-                        damping: o.damping.lane(l),
-                    },
-                );
-            }
-        }
+        let at = [
+            first,
+            (first + 1).min(len - 1),
+            (first + 2).min(len - 1),
+            (first + 3).min(len - 1),
+        ];
+        lane_of::<L, false>(law, view, state, &mut out, &at);
         first += 4;
+    }
+}
+
+/// The output columns of [`lanes_of`], cut to the batch's length: force (3), torque (3),
+/// elastic energy, friction and damping.
+type Outs<'a> = [&'a mut [f64]; 9];
+
+/// Column `c` of the contacts `at`: one vector load when `WHOLE` (four consecutive
+/// contacts). A function, not a closure, so that it is inlined into each CPU level's copy
+/// of the loop.
+#[inline(always)]
+fn col<const WHOLE: bool>(c: &[f64], at: &[usize; 4]) -> F64x4 {
+    if WHOLE {
+        F64x4::load(c, at[0])
+    } else {
+        F64x4([c[at[0]], c[at[1]], c[at[2]], c[at[3]]])
+    }
+}
+
+/// Three columns (see [`col`]).
+#[inline(always)]
+fn col3<const WHOLE: bool>(c: &[&[f64]; 3], at: &[usize; 4]) -> [F64x4; 3] {
+    [
+        col::<WHOLE>(c[0], at),
+        col::<WHOLE>(c[1], at),
+        col::<WHOLE>(c[2], at),
+    ]
+}
+
+/// A flag of the contacts `at` as a mask.
+#[inline(always)]
+fn flag(flags: &[u8], at: &[usize; 4], f: u8) -> M64x4 {
+    let m = |i: usize| 0u64.wrapping_sub(u64::from(flags[i] & f != 0));
+    M64x4([m(at[0]), m(at[1]), m(at[2]), m(at[3])])
+}
+
+/// Stores `v` into column `c` for the contacts `at` (see [`col`]).
+#[inline(always)]
+fn put<const WHOLE: bool>(c: &mut [f64], at: &[usize; 4], v: F64x4) {
+    if WHOLE {
+        v.store(c, at[0]);
+    } else {
+        for (l, &i) in at.iter().enumerate() {
+            c[i] = v.0[l];
+        }
+    }
+}
+
+/// One lane of [`lanes_of`]: the contacts `at`, four consecutive ones with state in
+/// columns when `WHOLE`.
+#[inline(always)]
+fn lane_of<L: LaneLaw, const WHOLE: bool>(
+    law: &L,
+    view: &LawView<'_>,
+    state: &mut StateColumns<'_>,
+    out: &mut Outs<'_>,
+    at: &[usize; 4],
+) {
+    let k = L::Constants::LEN;
+    let n = k + L::STATE_LEN;
+    let mut slots = [F64x4::default(); MAX_SLOTS];
+    let input = LaneInput {
+        u: col3::<WHOLE>(&view.u, at),
+        u_dot: col3::<WHOLE>(&view.u_dot, at),
+        phi: col3::<WHOLE>(&view.phi, at),
+        phi_dot: col3::<WHOLE>(&view.phi_dot, at),
+        lens: [
+            col::<WHOLE>(view.lens[0], at),
+            col::<WHOLE>(view.lens[1], at),
+        ],
+        area: col::<WHOLE>(view.area, at),
+        onset_normal_velocity: col::<WHOLE>(view.onset_normal_velocity, at),
+        dt: view.dt,
+        new: flag(view.flags, at, FLAG_NEW),
+        last: flag(view.flags, at, FLAG_LAST),
+    };
+    for (j, s) in slots[..n].iter_mut().enumerate() {
+        *s = if WHOLE {
+            F64x4::load(&state.values, state.index(at[0], j))
+        } else {
+            let v = &state.values;
+            F64x4([
+                v[state.index(at[0], j)],
+                v[state.index(at[1], j)],
+                v[state.index(at[2], j)],
+                v[state.index(at[3], j)],
+            ])
+        };
+    }
+    let (consts, own) = slots[..n].split_at_mut(k);
+    let o = law.law_lanes(&input, consts, own);
+    for (j, s) in slots[..n].iter().enumerate().skip(k) {
+        if WHOLE {
+            let x = state.index(at[0], j);
+            s.store(&mut state.values, x);
+        } else {
+            for (l, &i) in at.iter().enumerate() {
+                let x = state.index(i, j);
+                state.values[x] = s.0[l];
+            }
+        }
+    }
+    let values = [
+        o.force[0],
+        o.force[1],
+        o.force[2],
+        o.torque[0],
+        o.torque[1],
+        o.torque[2],
+        o.elastic,
+        o.friction,
+        o.damping,
+    ];
+    for (c, v) in out.iter_mut().zip(values) {
+        put::<WHOLE>(c, at, v);
     }
 }
 

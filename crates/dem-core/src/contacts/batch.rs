@@ -34,7 +34,8 @@ pub(super) fn kinds<T>(items: &[T], key: impl Fn(&T) -> u16, out: &mut Vec<u16>)
     out.clear();
     for x in items {
         let k = key(x);
-        if !out.contains(&k) {
+        // Runs of one kind are the rule: the last kind is tested first.
+        if out.last() != Some(&k) && !out.contains(&k) {
             out.push(k);
         }
     }
@@ -60,6 +61,11 @@ pub(super) struct Scratch {
     pub(super) bodies: Vec<(usize, usize)>,
     /// The chunk's geometry when the law pass computes it.
     pub(super) raw: Vec<RawGeom>,
+    /// The chunk's global forces and torques (see [`super::global::to_global`]).
+    pub(super) global: Vec<f64>,
+    /// What the L6Geom update reads of the chunk's geometry and bodies (see
+    /// [`crate::l6geom::update::update_block`]).
+    pub(super) gathered: Vec<f64>,
 }
 
 impl Scratch {
@@ -73,6 +79,14 @@ impl Scratch {
         room(&mut self.raw, CHUNK);
         room(&mut self.ks, CHUNK);
         room(&mut self.bodies, CHUNK);
+        let global = super::global::GLOBAL * super::blocks::PITCH;
+        if self.global.len() < global {
+            self.global.resize(global, 0.0);
+        }
+        let gathered = crate::l6geom::update::GATHERED * super::blocks::PITCH;
+        if self.gathered.len() < gathered {
+            self.gathered.resize(gathered, 0.0);
+        }
     }
 }
 

@@ -258,22 +258,10 @@ pub(crate) fn store(block: &mut [f64], k: usize, l6: &L6State) {
     set(LENS, l6.lens[0]);
     set(LENS + 1, l6.lens[1]);
     set(AREA, l6.area);
-    for (q, x) in l6.cached_quaternion().into_iter().enumerate() {
+    // The quaternion is always known in a block (extracted from the frame for a contact
+    // read from a checkpoint), so that the L6Geom update never tests for it.
+    for (q, x) in l6.frame_quaternion().into_iter().enumerate() {
         set(QUAT + q, x);
-    }
-}
-
-/// Sets the cached frame quaternion of contact `k` of a hot block where it is not known
-/// (zero: a contact read from a checkpoint), from the frame.
-#[inline(always)]
-pub(crate) fn know_quaternion(block: &mut [f64], k: usize) {
-    let q = |b: &[f64], i: usize| b[index(QUAT + i, k)];
-    if (0..4).any(|i| q(block, i) != 0.0) {
-        return;
-    }
-    let l6 = load(block, k);
-    for (i, x) in l6.frame_quaternion().into_iter().enumerate() {
-        block[index(QUAT + i, k)] = x;
     }
 }
 
@@ -365,7 +353,7 @@ mod tests {
         );
         let back = load(&block, 17);
         assert_eq!(back, l6);
-        assert_eq!(back.cached_quaternion(), l6.cached_quaternion());
+        assert_eq!(back.frame_quaternion(), [0.5; 4]);
         assert_eq!(
             onset(&block, 17),
             Onset {
@@ -373,5 +361,19 @@ mod tests {
                 normal_velocity: -3.0
             }
         );
+    }
+
+    #[test]
+    fn a_stored_contact_has_its_frame_quaternion() {
+        // A contact read from a checkpoint does not know its quaternion: the block gets
+        // the one extracted from the frame.
+        let n = Vector3::new(-0.6, 0.0, 0.8);
+        let mut l6 = L6State::default();
+        l6.frame = crate::l6geom::initial_frame(&n);
+        let mut block = vec![0.0; HOT * PITCH];
+        store(&mut block, 3, &l6);
+        let q: Vec<f64> = (0..4).map(|i| block[index(QUAT + i, 3)]).collect();
+        assert_eq!(q, l6.frame_quaternion());
+        assert!(q.iter().any(|&x| x != 0.0));
     }
 }

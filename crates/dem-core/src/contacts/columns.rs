@@ -5,6 +5,10 @@
 //!
 //! A call on a whole chunk (the common case) reads the L6Geom and onset columns and the law
 //! state straight from the chunk's blocks (see [`super::blocks`]).
+//!
+//! Every value of a call's columns is written before it is read (by the solver, or by the
+//! law, which writes every output), so a resize keeps what the last call left instead of
+//! zeroing the columns first.
 
 use super::blocks::{AREA, FRAME, LENS, ONSET, PHI, PHI_DOT, PITCH, POINT, U, U_DOT};
 use crate::l6geom::L6State;
@@ -25,7 +29,6 @@ struct Cols3 {
 impl Cols3 {
     fn resize(&mut self, n: usize) {
         for c in [&mut self.x, &mut self.y, &mut self.z] {
-            c.clear();
             c.resize(n, 0.0);
         }
     }
@@ -63,14 +66,11 @@ struct Pairs {
 impl Pairs {
     fn resize(&mut self, n: usize) {
         for c in &mut self.mass {
-            c.clear();
             c.resize(n, 0.0);
         }
         for c in &mut self.material {
-            c.clear();
             c.resize(n, 0);
         }
-        self.flags.clear();
         self.flags.resize(n, 0);
     }
 
@@ -112,7 +112,6 @@ impl Outputs {
         self.force.resize(n);
         self.torque.resize(n);
         for c in [&mut self.elastic, &mut self.friction, &mut self.damping] {
-            c.clear();
             c.resize(n, 0.0);
         }
     }
@@ -160,7 +159,6 @@ impl Copies {
         let [l0, l1] = &mut self.lens;
         let [o0, o1] = &mut self.onset;
         for c in [l0, l1, &mut self.area, o0, o1] {
-            c.clear();
             c.resize(n, 0.0);
         }
     }
@@ -206,7 +204,6 @@ impl LawColumns {
         self.out.resize(n);
         let m = if copies { n } else { 0 };
         self.copies.resize(m);
-        self.state.clear();
         self.state.resize(m * slots, 0.0);
         (self.len, self.slots) = (n, slots);
     }

@@ -59,7 +59,8 @@ pub(super) fn call_geometry(
 }
 
 /// Fails unless a reported geometry is finite, with a unit normal and a finite non-zero
-/// weight.
+/// weight. The usual case, inlined, is one test; the rest is out of line.
+#[inline(always)]
 pub(super) fn check(
     cx: &StepContext<'_>,
     geom: &GeomEntry,
@@ -74,6 +75,19 @@ pub(super) fn check(
     if sum.is_finite() && (n2 - 1.0).abs() < 2e-9 && g.weight != 0.0 {
         return Ok(());
     }
+    check_terms(cx, geom, pair, g, n2)
+}
+
+/// [`check`] term by term, when the one test failed.
+#[cold]
+#[inline(never)]
+fn check_terms(
+    cx: &StepContext<'_>,
+    geom: &GeomEntry,
+    pair: (u32, u32),
+    g: &RawGeom,
+    n2: f64,
+) -> Result<(), DemError> {
     let valid = g.gap.is_finite()
         && g.point.is_finite()
         && n2.is_finite()
@@ -168,8 +182,7 @@ pub(super) fn geometry_chunk(
             call_geometry(cx, geom, asked, None, raw, pair)?;
             continue;
         }
-        scratch.out.clear();
-        scratch.out.resize(scratch.pairs.len(), RawGeom::default());
+        super::step::unwritten(&mut scratch.out, scratch.pairs.len());
         call_geometry(cx, geom, asked, None, &mut scratch.out, pair)?;
         for (k, &i) in scratch.picked.iter().enumerate() {
             raw[i] = scratch.out[k];

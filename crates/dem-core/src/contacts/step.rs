@@ -59,7 +59,7 @@ pub(super) fn law<'a>(
     let chunk_count = list.len().div_ceil(CHUNK);
     out.totals.clear();
     out.totals.resize(chunk_count, ContactTotals::default());
-    out.bodies.clear();
+    // Every entry is written by `finish_chunk`.
     out.bodies.resize(list.len(), [NONE; 2]);
     buffers.workers.prepare();
     let mut work: Vec<Work<'_>> = recycle(std::mem::take(&mut buffers.work));
@@ -116,8 +116,7 @@ fn law_work(
         Geometry::InPass(new) => {
             // The buffer leaves the scratch while the scratch is in use.
             let mut raw = std::mem::take(&mut scratch.raw);
-            raw.clear();
-            raw.resize(old, RawGeom::default());
+            unwritten(&mut raw, old);
             geometry_chunk(cx, &w.list[..old], &mut raw, scratch)?;
             // The chunk's first new contact is the detection's `skip`-th.
             let skip = (w.first + old).saturating_sub(fresh);
@@ -131,6 +130,15 @@ fn law_work(
     Ok(())
 }
 
+/// Makes `raw` `n` long, each entry marked not touching (what a functor that wrote nothing
+/// there would mean), without zeroing the rest: the functor writes every entry.
+pub(super) fn unwritten(raw: &mut Vec<RawGeom>, n: usize) {
+    raw.resize(n, RawGeom::default());
+    for g in raw.iter_mut() {
+        g.touching = 0;
+    }
+}
+
 /// The ended contacts of a chunk after its law call, and what the gather reads of each contact in
 /// `bodies`: the bodies a live contact pushes (body 1, body 2); for one that ended in the
 /// step, `[ENDING | a, NONE]`, pushing nothing and booking the dissipation of its last
@@ -142,6 +150,7 @@ fn finish_chunk(list: &[Contact], bodies: &mut [[u32; 2]]) -> ContactTotals {
             t.ended += 1;
         }
         if c.gone {
+            *b = [NONE; 2];
             continue;
         }
         if c.ending {
@@ -167,7 +176,7 @@ fn lifecycle(
 ) -> Result<(), DemError> {
     let (ks, bodies) = (&mut scratch.ks, &mut scratch.bodies);
     ks.clear();
-    bodies.clear();
+    // Only the entries of `ks` are read.
     bodies.resize(fresh, (0, 0));
     for (k, (c, g)) in list.iter_mut().zip(raw).take(fresh).enumerate() {
         // Written only when set, so that untouched flags are not written back.
@@ -184,14 +193,22 @@ fn lifecycle(
         check(cx, geom, (c.a, c.b), g)?;
         ks.push(k);
         bodies[k] = c.bodies();
-        blocks::know_quaternion(hot, k);
         let law = &cx.dispatch.laws[c.law as usize];
         if g.gap >= law.distance + cx.eps {
             c.ending = true;
             tracing::debug!(target: "dem::contact", event = "end", a = c.a, b = c.b, t = cx.time, gap = g.gap);
         }
     }
-    update_block(hot, ks, raw, bodies, cx.particles, cx.dt, &cx.l6);
+    update_block(
+        hot,
+        ks,
+        raw,
+        bodies,
+        cx.particles,
+        cx.dt,
+        &cx.l6,
+        &mut scratch.gathered,
+    );
     Ok(())
 }
 
@@ -266,8 +283,11 @@ fn run_law(
 
     // Local to global: four at a time when the law took the whole chunk, unless an output
     // is not finite (then contact by contact, to name it).
-    if in_place && super::global::to_global(w.list, w.hot, raw, &columns.local(), p, &cx.l6) {
-        return Ok(());
+    if in_place {
+        let cols = &mut scratch.global;
+        if super::global::to_global(w.list, w.hot, raw, &columns.local(), p, &cx.l6, cols) {
+            return Ok(());
+        }
     }
     for (k, &i) in picked.iter().enumerate() {
         let c = &mut w.list[i];

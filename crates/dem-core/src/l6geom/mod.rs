@@ -181,14 +181,8 @@ impl L6State {
         }
     }
 
-    /// The cached quaternion of `frame` as `[w, i, j, k]` (zero when not known), for
-    /// storage beside the other fields.
-    pub(crate) fn cached_quaternion(&self) -> [f64; 4] {
-        self.frame_quat
-    }
-
     /// Sets the cached quaternion of `frame` (`[w, i, j, k]`, or zero for unknown): only
-    /// with a value [`L6State::cached_quaternion`] gave for this frame.
+    /// with a value [`L6State::frame_quaternion`] gave for this frame.
     pub(crate) fn set_cached_quaternion(&mut self, q: [f64; 4]) {
         self.frame_quat = q;
     }

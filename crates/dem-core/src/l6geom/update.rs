@@ -328,70 +328,71 @@ pub(crate) fn step<L: Lane>(
     }
 }
 
-/// Lanes of four contacts read from a hot block (at `ks`) or from per-contact records.
-#[inline(always)]
-fn lanes(f: impl Fn(usize) -> f64) -> F64x4 {
-    F64x4([f(0), f(1), f(2), f(3)])
-}
-
-#[inline(always)]
-fn lanes3(f: impl Fn(usize) -> [f64; 3]) -> V3<F64x4> {
-    let v = [f(0), f(1), f(2), f(3)];
-    V3::new(
-        F64x4(v.map(|v| v[0])),
-        F64x4(v.map(|v| v[1])),
-        F64x4(v.map(|v| v[2])),
-    )
-}
-
-/// Field `f` of the contacts `k` of a hot block; `run` when they are consecutive (then
+/// Field `f` of the contacts `k` of a hot block; `RUN` when they are consecutive (then
 /// one vector load). A function, not a closure, so that it is inlined into each CPU
 /// level's copy of the loop (a closure the compiler leaves out of line is compiled for
-/// the baseline CPU and costs a call per field).
+/// the baseline CPU and costs a call per field). `RUN` is a constant so that the loop over
+/// consecutive contacts holds no address arithmetic of the other case.
 #[inline(always)]
-fn load(block: &[f64], f: usize, k: &[usize; 4], run: bool) -> F64x4 {
-    if run {
-        let i = hot::index(f, k[0]);
-        F64x4(block[i..i + 4].try_into().expect("four values"))
+fn load<const RUN: bool>(block: &[f64], f: usize, k: &[usize; 4]) -> F64x4 {
+    if RUN {
+        F64x4::load(block, hot::index(f, k[0]))
     } else {
-        lanes(|i| block[hot::index(f, k[i])])
+        F64x4([
+            block[hot::index(f, k[0])],
+            block[hot::index(f, k[1])],
+            block[hot::index(f, k[2])],
+            block[hot::index(f, k[3])],
+        ])
     }
 }
 
 /// Fields `f`, `f + 1`, `f + 2` of the contacts `k` of a hot block (see [`load`]).
 #[inline(always)]
-fn load3(block: &[f64], f: usize, k: &[usize; 4], run: bool) -> V3<F64x4> {
+fn load3<const RUN: bool>(block: &[f64], f: usize, k: &[usize; 4]) -> V3<F64x4> {
     V3::new(
-        load(block, f, k, run),
-        load(block, f + 1, k, run),
-        load(block, f + 2, k, run),
+        load::<RUN>(block, f, k),
+        load::<RUN>(block, f + 1, k),
+        load::<RUN>(block, f + 2, k),
     )
 }
 
 /// Writes `v` to fields `f`, `f + 1`, `f + 2` of the contacts `k` of a hot block.
 #[inline(always)]
-fn store3(block: &mut [f64], f: usize, k: &[usize; 4], run: bool, v: &V3<F64x4>) {
-    store(block, f, k, run, v.x);
-    store(block, f + 1, k, run, v.y);
-    store(block, f + 2, k, run, v.z);
+fn store3<const RUN: bool>(block: &mut [f64], f: usize, k: &[usize; 4], v: &V3<F64x4>) {
+    store::<RUN>(block, f, k, v.x);
+    store::<RUN>(block, f + 1, k, v.y);
+    store::<RUN>(block, f + 2, k, v.z);
 }
 
 /// Writes `v` to field `f` of the contacts `k` of a hot block (see [`load`]).
 #[inline(always)]
-fn store(block: &mut [f64], f: usize, k: &[usize; 4], run: bool, v: F64x4) {
-    if run {
-        let i = hot::index(f, k[0]);
-        block[i..i + 4].copy_from_slice(&v.0);
+fn store<const RUN: bool>(block: &mut [f64], f: usize, k: &[usize; 4], v: F64x4) {
+    if RUN {
+        v.store(block, hot::index(f, k[0]));
     } else {
-        for (i, &x) in v.0.iter().enumerate() {
-            block[hot::index(f, k[i])] = x;
-        }
+        block[hot::index(f, k[0])] = v.0[0];
+        block[hot::index(f, k[1])] = v.0[1];
+        block[hot::index(f, k[2])] = v.0[2];
+        block[hot::index(f, k[3])] = v.0[3];
     }
 }
 
+/// Columns of what [`update_block`] gathers per contact before the update: the functor's
+/// normal (3), point (3), gap, radii (2) and area; each body's position, velocity and
+/// angular velocity (9 + 9).
+pub(crate) const GATHERED: usize = 28;
+
 /// Updates the L6Geom of contacts `ks` of a hot block (see [`crate::contacts`]), four at a
 /// time, each with the functor's geometry `raw[k]` and its bodies `bodies[k]` (body 1,
-/// body 2). Every contact's cached frame quaternion must be set (non-zero).
+/// body 2). Every contact's cached frame quaternion must be set (non-zero). `cols` is
+/// room for [`GATHERED`] columns of [`hot::PITCH`] values.
+///
+/// Two loops: the first copies what each contact reads of its geometry and its bodies into
+/// the columns `cols`, the second updates four contacts at a time from them with vector
+/// loads. (Read lane by lane from the records, these values were held apart and put
+/// together into vectors again at each use.)
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn update_block(
     block: &mut [f64],
     ks: &[usize],
@@ -400,77 +401,149 @@ pub(crate) fn update_block(
     p: &Particles,
     dt: f64,
     opt: &L6Options,
+    cols: &mut [f64],
 ) {
-    update_groups(block, ks, raw, bodies, p, dt, opt);
+    if ks.is_empty() {
+        return;
+    }
+    let cols = &mut cols[..GATHERED * hot::PITCH];
+    gather(cols, ks, raw, bodies, p);
+    update_groups(block, ks, cols, dt, opt);
 }
 
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512vl+avx2+fma"))]
-fn update_groups(
-    block: &mut [f64],
+/// The first loop of [`update_block`]; the last contact is repeated up to a multiple of
+/// four.
+fn gather(
+    cols: &mut [f64],
     ks: &[usize],
     raw: &[RawGeom],
     bodies: &[(usize, usize)],
     p: &Particles,
+) {
+    let n = ks.len();
+    let last = ks[n - 1];
+    let padded = ks.iter().chain(std::iter::repeat(&last));
+    for (g, &k) in padded.take(n.next_multiple_of(4)).enumerate() {
+        let r = &raw[k];
+        let (b1, b2) = bodies[k];
+        let values = [
+            r.normal.x, r.normal.y, r.normal.z, r.point.x, r.point.y, r.point.z, r.gap, r.radius1,
+            r.radius2, r.area,
+        ];
+        for (f, v) in values.into_iter().enumerate() {
+            cols[f * hot::PITCH + g] = v;
+        }
+        for (i, b) in [b1, b2].into_iter().enumerate() {
+            for (j, v) in [&p.pos[b], &p.vel[b], &p.angvel[b]].into_iter().enumerate() {
+                let f = 10 + 9 * i + 3 * j;
+                cols[f * hot::PITCH + g] = v.x;
+                cols[(f + 1) * hot::PITCH + g] = v.y;
+                cols[(f + 2) * hot::PITCH + g] = v.z;
+            }
+        }
+    }
+}
+
+#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512vl+avx2+fma"))]
+fn update_groups(block: &mut [f64], ks: &[usize], cols: &[f64], dt: f64, opt: &L6Options) {
+    let block = hot::whole(block);
+    let cols = &cols[..GATHERED * hot::PITCH];
+    for (group, first) in ks.chunks(4).zip((0..).step_by(4)) {
+        // A short last group repeats its last contact: the same values, written twice.
+        let last = group.len() - 1;
+        let k = [
+            group[0],
+            group[1.min(last)],
+            group[2.min(last)],
+            group[last],
+        ];
+        // Four consecutive contacts (the usual case) are read and written as vectors. (A
+        // short group is never a run: [9, 10, 12] padded to [9, 10, 12, 12] spans four
+        // places, but not with these contacts.)
+        if group.len() == 4 && k[3] == k[0] + 3 {
+            update_group::<true>(block, &k, cols, first, dt, opt);
+        } else {
+            update_group::<false>(block, &k, cols, first, dt, opt);
+        }
+    }
+}
+
+/// Four values of gathered column `f` from `first` (see [`update_block`]).
+#[inline(always)]
+fn gathered(cols: &[f64], f: usize, first: usize) -> F64x4 {
+    F64x4::load(cols, f * hot::PITCH + first)
+}
+
+/// Three gathered columns from `f`.
+#[inline(always)]
+fn gathered3(cols: &[f64], f: usize, first: usize) -> V3<F64x4> {
+    V3::new(
+        gathered(cols, f, first),
+        gathered(cols, f + 1, first),
+        gathered(cols, f + 2, first),
+    )
+}
+
+/// A body's kinematics from the gathered columns (`f` its first).
+#[inline(always)]
+fn kin(cols: &[f64], f: usize, first: usize) -> Kin<F64x4> {
+    Kin {
+        pos: gathered3(cols, f, first),
+        vel: gathered3(cols, f + 3, first),
+        angvel: gathered3(cols, f + 6, first),
+    }
+}
+
+/// The update of the four contacts `k` (consecutive when `RUN`).
+#[inline(always)]
+fn update_group<const RUN: bool>(
+    block: &mut [f64],
+    k: &[usize; 4],
+    cols: &[f64],
+    first: usize,
     dt: f64,
     opt: &L6Options,
 ) {
-    let block = hot::whole(block);
-    for group in ks.chunks(4) {
-        // A short last group repeats its last contact: the same values, written twice.
-        let k: [usize; 4] = std::array::from_fn(|i| group[i.min(group.len() - 1)]);
-        // Four consecutive contacts (the usual case) are read and written as vectors.
-        let run = k[3] == k[0] + 3;
-        let b = &*block;
-        let prev = Prev {
-            frame: [
-                load3(b, FRAME, &k, run),
-                load3(b, FRAME + 3, &k, run),
-                load3(b, FRAME + 6, &k, run),
-            ],
-            quat: [0, 1, 2, 3].map(|q| load(b, QUAT + q, &k, run)),
-            point: load3(b, POINT, &k, run),
-            u: load3(b, U, &k, run),
-            phi: load3(b, PHI, &k, run),
-        };
-        let g = |i: usize| &raw[k[i]];
-        let now = Now {
-            normal: lanes3(|i| {
-                let v = g(i).normal;
-                [v.x, v.y, v.z]
-            }),
-            point: lanes3(|i| {
-                let v = g(i).point;
-                [v.x, v.y, v.z]
-            }),
-            gap: lanes(|i| g(i).gap),
-            radius: [lanes(|i| g(i).radius1), lanes(|i| g(i).radius2)],
-            area: lanes(|i| g(i).area),
-        };
-        let kin = |which: fn(&(usize, usize)) -> usize| Kin {
-            pos: lanes3(|i| p.pos[which(&bodies[k[i]])].into()),
-            vel: lanes3(|i| p.vel[which(&bodies[k[i]])].into()),
-            angvel: lanes3(|i| p.angvel[which(&bodies[k[i]])].into()),
-        };
-        let next = step(&prev, &now, &kin(|b| b.0), &kin(|b| b.1), dt, opt);
-        for (r, row) in next.frame.iter().enumerate() {
-            store3(block, FRAME + 3 * r, &k, run, row);
-        }
-        for (q, v) in next.quat.into_iter().enumerate() {
-            store(block, QUAT + q, &k, run, v);
-        }
-        for (f, v) in [
-            (POINT, next.point),
-            (U, next.u),
-            (PHI, next.phi),
-            (U_DOT, next.u_dot),
-            (PHI_DOT, next.phi_dot),
-        ] {
-            store3(block, f, &k, run, &v);
-        }
-        store(block, hot::LENS, &k, run, next.lens[0]);
-        store(block, hot::LENS + 1, &k, run, next.lens[1]);
-        store(block, hot::AREA, &k, run, next.area);
+    let b = &*block;
+    let prev = Prev {
+        frame: [
+            load3::<RUN>(b, FRAME, k),
+            load3::<RUN>(b, FRAME + 3, k),
+            load3::<RUN>(b, FRAME + 6, k),
+        ],
+        quat: [
+            load::<RUN>(b, QUAT, k),
+            load::<RUN>(b, QUAT + 1, k),
+            load::<RUN>(b, QUAT + 2, k),
+            load::<RUN>(b, QUAT + 3, k),
+        ],
+        point: load3::<RUN>(b, POINT, k),
+        u: load3::<RUN>(b, U, k),
+        phi: load3::<RUN>(b, PHI, k),
+    };
+    let now = Now {
+        normal: gathered3(cols, 0, first),
+        point: gathered3(cols, 3, first),
+        gap: gathered(cols, 6, first),
+        radius: [gathered(cols, 7, first), gathered(cols, 8, first)],
+        area: gathered(cols, 9, first),
+    };
+    let (b1, b2) = (kin(cols, 10, first), kin(cols, 19, first));
+    let next = step(&prev, &now, &b1, &b2, dt, opt);
+    for (r, row) in next.frame.iter().enumerate() {
+        store3::<RUN>(block, FRAME + 3 * r, k, row);
     }
+    for (q, v) in next.quat.into_iter().enumerate() {
+        store::<RUN>(block, QUAT + q, k, v);
+    }
+    store3::<RUN>(block, POINT, k, &next.point);
+    store3::<RUN>(block, U, k, &next.u);
+    store3::<RUN>(block, PHI, k, &next.phi);
+    store3::<RUN>(block, U_DOT, k, &next.u_dot);
+    store3::<RUN>(block, PHI_DOT, k, &next.phi_dot);
+    store::<RUN>(block, hot::LENS, k, next.lens[0]);
+    store::<RUN>(block, hot::LENS + 1, k, next.lens[1]);
+    store::<RUN>(block, hot::AREA, k, next.area);
 }
 
 #[cfg(test)]

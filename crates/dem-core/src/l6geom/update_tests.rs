@@ -101,7 +101,7 @@ fn four_lanes_give_bitwise_what_each_contact_gives_alone() {
     for opt in &options {
         for _ in 0..500 {
             let four: Vec<_> = (0..4).map(|_| inputs(&mut rng)).collect();
-            let x = |f: &dyn Fn(usize) -> f64| lanes(f);
+            let x = |f: &dyn Fn(usize) -> f64| F64x4::from_fn(f);
             let x3 = |f: &dyn Fn(usize) -> V3<f64>| {
                 V3::new(x(&|i| f(i).x), x(&|i| f(i).y), x(&|i| f(i).z))
             };
@@ -135,6 +135,94 @@ fn four_lanes_give_bitwise_what_each_contact_gives_alone() {
             for (i, (p, n, b1, b2)) in four.iter().enumerate() {
                 let alone = step(p, n, b1, b2, 1e-6, opt);
                 assert_eq!(bits(&lane(&together, i)), bits(&alone), "{opt:?}");
+            }
+        }
+    }
+}
+
+/// Writes a contact's previous state into a hot block.
+fn put_prev(block: &mut [f64], k: usize, p: &Prev<f64>) {
+    let mut set = |f: usize, x: f64| block[hot::index(f, k)] = x;
+    for (r, row) in p.frame.iter().enumerate() {
+        set(FRAME + 3 * r, row.x);
+        set(FRAME + 3 * r + 1, row.y);
+        set(FRAME + 3 * r + 2, row.z);
+    }
+    for (q, &x) in p.quat.iter().enumerate() {
+        set(QUAT + q, x);
+    }
+    for (f, w) in [(POINT, p.point), (U, p.u), (PHI, p.phi)] {
+        set(f, w.x);
+        set(f + 1, w.y);
+        set(f + 2, w.z);
+    }
+}
+
+/// A contact's state in a hot block, in the order of [`bits`].
+fn block_bits(block: &[f64], k: usize) -> Vec<u64> {
+    let get = |f: usize| block[hot::index(f, k)];
+    let mut out: Vec<f64> = (0..9).map(|i| get(FRAME + i)).collect();
+    out.extend((0..4).map(|q| get(QUAT + q)));
+    for f in [POINT, U, PHI, U_DOT, PHI_DOT] {
+        out.extend([get(f), get(f + 1), get(f + 2)]);
+    }
+    out.extend([get(hot::LENS), get(hot::LENS + 1), get(hot::AREA)]);
+    out.into_iter().map(f64::to_bits).collect()
+}
+
+#[test]
+fn a_block_update_agrees_with_one_contact_at_a_time() {
+    // Consecutive groups, a group with a gap (contact 4 is not updated) and a short last
+    // group: each contact of `ks` gets what the update of it alone gives, the others keep
+    // their state.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let n = 13;
+    let contacts: Vec<_> = (0..n).map(|_| inputs(&mut rng)).collect();
+    let mut block = vec![0.0; hot::HOT * hot::PITCH];
+    let mut p = Particles::default();
+    let mut raw = Vec::new();
+    let mut bodies = Vec::new();
+    let v3 = |w: V3<f64>| nalgebra::Vector3::new(w.x, w.y, w.z);
+    for (k, (prev, now, b1, b2)) in contacts.iter().enumerate() {
+        put_prev(&mut block, k, prev);
+        for b in [b1, b2] {
+            p.pos.push(v3(b.pos));
+            p.vel.push(v3(b.vel));
+            p.angvel.push(v3(b.angvel));
+        }
+        bodies.push((2 * k + 1, 2 * k));
+        // Body 1 is stored second: the bodies are read by id, not by position.
+        p.pos.swap(2 * k, 2 * k + 1);
+        p.vel.swap(2 * k, 2 * k + 1);
+        p.angvel.swap(2 * k, 2 * k + 1);
+        raw.push(RawGeom {
+            normal: dem_api::Vec3::new(now.normal.x, now.normal.y, now.normal.z),
+            point: dem_api::Vec3::new(now.point.x, now.point.y, now.point.z),
+            gap: now.gap,
+            radius1: now.radius[0],
+            radius2: now.radius[1],
+            area: now.area,
+            touching: 1,
+            weight: 1.0,
+        });
+    }
+    let before = block.clone();
+    let opt = L6Options::default();
+    let mut cols = vec![0.0; GATHERED * hot::PITCH];
+    // The second: a short last group whose first and last are three places apart.
+    for ks in [
+        &[0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 12][..],
+        &[0, 1, 2, 3, 4, 6, 7],
+    ] {
+        let mut block = before.clone();
+        update_block(&mut block, ks, &raw, &bodies, &p, 1e-6, &opt, &mut cols);
+        for (k, (prev, now, b1, b2)) in contacts.iter().enumerate() {
+            if ks.contains(&k) {
+                let alone = step(prev, now, b1, b2, 1e-6, &opt);
+                assert_eq!(block_bits(&block, k), bits(&alone), "{ks:?}: contact {k}");
+            } else {
+                let kept = block_bits(&before, k);
+                assert_eq!(block_bits(&block, k), kept, "{ks:?}: contact {k}");
             }
         }
     }
