@@ -1,5 +1,7 @@
 //! Errors of the solver. Every message names where the problem is: the file, line and
-//! column of a scene; the plugin file; the particle and step of a non-finite state.
+//! column of a scene; the plugin file; the particle and step of a non-finite state. Text a
+//! scene gave is quoted [`readable`](crate::scene::text::readable): invisible characters
+//! escaped, very long words cut.
 
 use std::path::PathBuf;
 
@@ -15,7 +17,7 @@ pub enum DemError {
         source: std::io::Error,
     },
     /// The scene text does not parse.
-    #[error("{path}:{line}:{col}: {message}")]
+    #[error("{path}:{line}:{col}: {}", crate::scene::text::readable(.message))]
     Parse {
         /// The scene file.
         path: PathBuf,
@@ -27,7 +29,7 @@ pub enum DemError {
         message: String,
     },
     /// The scene parses but is inconsistent (unknown material, missing functor, ...).
-    #[error("{0}")]
+    #[error("{}", crate::scene::text::readable(.0))]
     Scene(String),
     /// A plugin library could not be loaded.
     #[error("plugin {path}: {reason}")]

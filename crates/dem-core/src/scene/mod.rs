@@ -16,6 +16,7 @@ mod random_packing;
 mod settings;
 pub mod size_distribution;
 pub(crate) mod table;
+pub mod text;
 
 pub use generators::{expand_bodies, Boundaries};
 pub use material_choice::MaterialChoice;
@@ -470,6 +471,7 @@ pub struct InputFile {
 /// Parses a RON file's text as dem reads its inputs (implicit `Some`); errors name
 /// `origin`, the line, the column and the field.
 pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, origin: &Path) -> Result<T, DemError> {
+    let text = text::scene_text(text, origin)?;
     ron::Options::default()
         .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
         .from_str(text)
@@ -553,11 +555,11 @@ impl Scene {
 
     /// Reads and parses a scene file.
     pub fn load(path: &Path) -> Result<Scene, DemError> {
-        let text = std::fs::read_to_string(path).map_err(|source| DemError::Io {
+        let bytes = std::fs::read(path).map_err(|source| DemError::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        Scene::parse(&text, path)
+        Scene::parse(&text::decode(&bytes, path)?, path)
     }
 
     /// Line and column in the scene file of a params block, to translate a plugin's error
