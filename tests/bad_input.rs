@@ -260,3 +260,24 @@ fn a_fifo_or_a_truncated_library_is_refused_not_a_hang_or_a_crash() {
     set.scan(&dir);
     assert!(set.refused.iter().any(|(_, why)| why.contains("truncated")));
 }
+
+#[test]
+fn particles_packed_into_one_another_are_refused_at_load() {
+    // 100,000 spheres at one point: every pair is a candidate and a contact, far beyond any
+    // machine's memory. Refused while loading, with the estimate and the place.
+    let text = scene("Law2_L6Geom_LinearElPl", "()", "").replace(
+        "Sphere(center: (0, 0, 0.0095), radius: 0.01, material: \"m\"),",
+        "Lattice(origin: (0, 0, 0.5), count: (50, 50, 40), spacing: 1e-12, radius: 0.001, \
+         material: \"m\"),",
+    );
+    let e = match sim_from_text(&text, "crowd.ron") {
+        Ok(_) => panic!("expected the scene to be refused"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.starts_with("crowd.ron: bodies: the initial positions put particles into one another")
+            && e.contains("GB available")
+            && e.contains("100000 particles crowd in one cell"),
+        "{e}"
+    );
+}

@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub(crate) mod clumps;
+pub mod crowding;
 pub mod csv;
 mod generators;
 pub mod geometric_epsilon;

@@ -73,6 +73,12 @@ impl Simulation {
                 "contacts.skin: must be positive (and the scene needs at least one sphere)",
             ));
         }
+        crate::scene::crowding::check(
+            &scene,
+            &particles,
+            skin,
+            crate::scene::budget::available_memory(),
+        )?;
         if scene.contacts.skin > MAX_SKIN {
             return Err(scene.error(format!(
                 "contacts.skin: {} is more than {MAX_SKIN} radii: every particle would have \
