@@ -218,7 +218,7 @@ fn settings_and_generators_out_of_range_are_refused() {
     let fill = r#"RandomFill(min: (-1e308, 0, 0), max: (1e308, 1, 1), count: 3, radius: Const(0.1), material: "m", seed: 1),"#;
     let e = error_of(&base.replace("bodies: [", &format!("bodies: [\n        {fill}")));
     assert!(
-        e.contains("bodies[0]") && e.contains("the box must be finite"),
+        e.contains("bodies[0]") && e.contains("must be finite and at most 1e12"),
         "{e}"
     );
 }
@@ -280,4 +280,68 @@ fn particles_packed_into_one_another_are_refused_at_load() {
             && e.contains("100000 particles crowd in one cell"),
         "{e}"
     );
+}
+
+#[test]
+fn values_out_of_range_are_refused_at_load_naming_the_field() {
+    // What `check` let through and `run` then failed on at step 0-100, or ran with zero
+    // masses or a time step of zero. Each is refused while loading, naming the field.
+    let base = scene("Law2_L6Geom_LinearElPl", "()", "");
+    let cases = [
+        ("gravity: (0, 0, -9.81)", "gravity: (0, 0, NaN)", "gravity:"),
+        (
+            "gravity: (0, 0, -9.81)",
+            "gravity: (0, 0, 1e308)",
+            "gravity:",
+        ),
+        (
+            "gravity: (0, 0, -9.81)",
+            "gravity: (0, 0, -inf)",
+            "gravity:",
+        ),
+        ("density: 1000", "density: 5e-324", "materials.m: density"),
+        (
+            "young: 1e6",
+            "young: 1e6, poisson: 0.7",
+            "materials.m: poisson",
+        ),
+        ("radius: 0.01", "radius: 5e-324", "bodies[0].radius"),
+        (
+            "radius: 0.01",
+            "radius: 1e-120",
+            "bodies[0]: a particle's mass",
+        ),
+        (
+            "(0, 0, 0.0095)",
+            "(0, 0, 1e308)",
+            "bodies[0]: every coordinate",
+        ),
+        (
+            "Fixed(1e-5)",
+            "Critical(5e-324)",
+            "timestep: gives dt = 0e0 s",
+        ),
+        (
+            "Fixed(1e-5)",
+            "Fixed(5e-324)",
+            "timestep: gives dt = 5e-324 s",
+        ),
+        (
+            "\"m\": (density: 1000, young: 1e6, friction: 0.3)",
+            "\"m\": (density: 1000, young: 1e6), \"m\": (density: 2000, young: 1e6)",
+            "bad.ron:2:",
+        ),
+    ];
+    for (from, to, field) in cases {
+        assert!(base.contains(from), "{from}");
+        let e = match sim_from_text(&base.replace(from, to), "bad.ron") {
+            Ok(_) => panic!("{to}: expected an error"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(field), "{to}: {e}");
+    }
+    // A wall's normal is a direction: one of huge components is that direction.
+    let huge = base.replace("normal: (0, 0, 1)", "normal: (0, 0, 1e308)");
+    let mut sim = sim_from_text(&huge, "ok.ron").expect("a huge normal is a direction");
+    sim.run_steps(10).expect("and runs");
 }

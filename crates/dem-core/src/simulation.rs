@@ -43,6 +43,9 @@ static NO_SHAPE: SphereShape = SphereShape { radius: 0.0 };
 /// the cube of the skin for no gain (the list is rebuilt rarely already).
 pub const MAX_SKIN: f64 = 10.0;
 
+/// Largest size of a gravity component a scene may give, m/s^2 (a centrifuge reaches 1e6).
+pub const MAX_GRAVITY: f64 = 1e9;
+
 /// A running simulation.
 pub struct Simulation {
     /// The scene it was built from.

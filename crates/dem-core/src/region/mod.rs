@@ -107,7 +107,9 @@ impl Region {
     /// Refuses a region that holds no point or is not finite (the message names the
     /// parameter).
     pub fn check(&self) -> Result<(), String> {
-        let finite = |a: &[f64; 3]| a.iter().all(|x| x.is_finite());
+        use crate::scene::MAX_COORDINATE as MAX;
+        // Finite and of a size a scene can hold (see [`crate::scene::MAX_COORDINATE`]).
+        let finite = |a: &[f64; 3]| a.iter().all(|x| x.abs() <= MAX);
         match self {
             Region::Surface { depth, loaded, .. } => {
                 if !(*depth > 0.0 && depth.is_finite()) {
@@ -122,7 +124,8 @@ impl Region {
             Region::Box { min, max } => {
                 if !(finite(min) && finite(max) && (0..3).all(|i| min[i] < max[i])) {
                     return Err(format!(
-                        "Box: min {min:?} must be below max {max:?} on every axis, both finite"
+                        "Box: min {min:?} must be below max {max:?} on every axis, both finite \
+                         and at most {MAX:e} m in size"
                     ));
                 }
             }
@@ -134,14 +137,14 @@ impl Region {
             } => {
                 if !(finite(base) && finite(axis) && v(*axis).norm() > 0.0) {
                     return Err(format!(
-                        "Cylinder: base {base:?} and axis {axis:?} must be finite, the axis \
-                         not zero"
+                        "Cylinder: base {base:?} and axis {axis:?} must be finite and at most \
+                         {MAX:e} in size, the axis not zero"
                     ));
                 }
                 for (name, x) in [("radius", radius), ("height", height)] {
-                    if !(*x > 0.0 && x.is_finite()) {
+                    if !(*x > 0.0 && *x <= MAX) {
                         return Err(format!(
-                            "Cylinder: {name} must be positive and finite, m, got {x}"
+                            "Cylinder: {name} must be positive and at most {MAX:e} m, got {x:e}"
                         ));
                     }
                 }

@@ -77,6 +77,29 @@ pub struct Boundaries {
     pub clumps: Vec<crate::clump::ClumpBody>,
 }
 
+/// Largest size of a coordinate or velocity component a scene may give, m or m/s: far
+/// beyond any granular system, small enough that squares and products stay finite.
+pub const MAX_COORDINATE: f64 = 1e12;
+
+/// Refuses particles `start..` (those of `bodies[k]`) whose mass or moments of inertia are
+/// zero, subnormal or not finite (walls and rigid bodies have infinite ones): a radius or
+/// density too small (or large) for a mass gives accelerations of no meaning at step 0.
+fn masses_hold(scene: &Scene, k: usize, p: &Particles, start: usize) -> Result<(), DemError> {
+    let holds = |x: f64| x == f64::INFINITY || (x > 0.0 && x.is_normal());
+    for i in start..p.len() {
+        let (m, j) = (p.mass[i], p.inertia[i]);
+        if !(holds(m) && holds(j.x) && holds(j.y) && holds(j.z)) {
+            return Err(scene.error(format!(
+                "bodies[{k}]: a particle's mass ({m:e} kg) or moments of inertia ({:e}, {:e}, \
+                 {:e} kg m^2) are zero, subnormal or not finite: its size or its material's \
+                 density is out of range",
+                j.x, j.y, j.z
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Adds every body of the scene to `p`; `materials` maps names to indices.
 pub fn expand_bodies(
     scene: &Scene,
@@ -106,12 +129,10 @@ pub fn expand_bodies(
             BodySpec::RandomFill { min, max, .. } | BodySpec::Box { min, max, .. } => {
                 vec![*min, *max]
             }
+            // The normal is a direction: its size does not matter (checked with the wall).
             BodySpec::Wall {
-                point,
-                normal,
-                velocity,
-                ..
-            } => vec![*point, *normal, *velocity],
+                point, velocity, ..
+            } => vec![*point, *velocity],
             BodySpec::Mesh {
                 rotate, translate, ..
             } => vec![*rotate, *translate],
@@ -135,9 +156,14 @@ pub fn expand_bodies(
             } => vec![*position, *rotate, *velocity, *angular_velocity],
             BodySpec::ClumpFill { min, max, .. } => vec![*min, *max],
         };
-        if vectors.iter().flatten().any(|x| !x.is_finite()) {
+        if vectors
+            .iter()
+            .flatten()
+            .any(|x| x.is_nan() || x.abs() > MAX_COORDINATE)
+        {
             return Err(scene.error(format!(
-                "bodies[{k}]: every coordinate and velocity must be finite"
+                "bodies[{k}]: every coordinate and velocity must be finite and at most \
+                 {MAX_COORDINATE:e} in size (m, m/s)"
             )));
         }
         let mat = |name: &str| -> Result<u32, DemError> {
@@ -149,11 +175,12 @@ pub fn expand_bodies(
             })
         };
         let positive = |field: &str, x: f64| -> Result<(), DemError> {
-            if x > 0.0 && x.is_finite() {
+            if x > 0.0 && x.is_normal() {
                 Ok(())
             } else {
                 Err(scene.error(format!(
-                    "bodies[{k}].{field}: must be positive and finite, got {x}"
+                    "bodies[{k}].{field}: must be positive and finite (at least {:e}), got {x:e}",
+                    f64::MIN_POSITIVE
                 )))
             }
         };
@@ -329,12 +356,17 @@ pub fn expand_bodies(
                 motion,
             } => {
                 let m = mat(material)?;
-                if v(*normal).norm() == 0.0 || !(-1..=1).contains(sense) {
+                // The length of a normal of huge components overflows: the normal is
+                // scaled first.
+                let n = v(*normal);
+                let n = n / n.amax();
+                if n.norm().is_nan() || n.norm() == 0.0 || !(-1..=1).contains(sense) {
                     return Err(scene.error(format!(
-                        "bodies[{k}]: wall normal must be non-zero and sense one of -1, 0, 1"
+                        "bodies[{k}]: wall normal must be finite and non-zero, and sense one of \
+                         -1, 0, 1"
                     )));
                 }
-                add_wall(p, v(*point), v(*normal), *sense, m, v(*velocity));
+                add_wall(p, v(*point), n, *sense, m, v(*velocity));
                 if let Some(motion) = motion {
                     super::mesh_body::check_motion(scene, k, motion, *velocity)?;
                     out.motions
@@ -388,6 +420,7 @@ pub fn expand_bodies(
                 }
             }
         }
+        masses_hold(scene, k, p, start)?;
         spans.push(start..p.len());
     }
     super::placement::check_sides(scene, p, &spans)?;

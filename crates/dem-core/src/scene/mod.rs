@@ -19,7 +19,7 @@ pub mod size_distribution;
 pub(crate) mod table;
 pub mod text;
 
-pub use generators::{expand_bodies, Boundaries};
+pub use generators::{expand_bodies, Boundaries, MAX_COORDINATE};
 pub use material_choice::MaterialChoice;
 pub use settings::{BroadPhase, ContactSettings, L6Options, SparsifySettings};
 pub use size_distribution::{Basis, Radius};
@@ -65,10 +65,13 @@ impl MaterialSpec {
 
     /// Checks the fields on their own; the error names the field.
     pub fn check(&self) -> Result<(), String> {
-        let positive = |x: f64| x > 0.0 && x.is_finite();
+        // A normal number: a subnormal density (5e-324) makes masses of zero or of no
+        // precision, a subnormal modulus stiffnesses the same.
+        let positive = |x: f64| x > 0.0 && x.is_normal();
         if !positive(self.density) {
             return Err(format!(
-                "density must be finite and > 0, got {}",
+                "density must be finite and > 0 (at least {:e}), got {:e}",
+                f64::MIN_POSITIVE,
                 self.density
             ));
         }
@@ -83,9 +86,20 @@ impl MaterialSpec {
                 return Err("young is missing (or write rigid: true for a rigid wall)".into())
             }
             (false, Some(e)) if !positive(e) => {
-                return Err(format!("young must be finite and > 0, got {e}"))
+                return Err(format!(
+                    "young must be finite and > 0 (at least {:e}), got {e:e}",
+                    f64::MIN_POSITIVE
+                ))
             }
             _ => {}
+        }
+        // Every law sees it: the shear modulus E / (2 (1 + nu)) needs nu > -1, and a
+        // solid's ratio is at most 1/2 (incompressible).
+        if !(self.poisson > -1.0 && self.poisson <= 0.5) {
+            return Err(format!(
+                "poisson must be in (-1, 0.5], got {}",
+                self.poisson
+            ));
         }
         if !(self.friction >= 0.0 && self.friction.is_finite()) {
             return Err(format!(
@@ -95,6 +109,39 @@ impl MaterialSpec {
         }
         Ok(())
     }
+}
+
+/// Deserializes a map whose keys are names, refusing a name given twice (the parser would
+/// keep the last silently); the error carries the line and column.
+pub(crate) fn unique_names<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Names<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Names<V> {
+        type Value = BTreeMap<String, V>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map of distinct names")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut m: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some(name) = m.next_key::<String>()? {
+                if out.contains_key(&name) {
+                    return Err(serde::de::Error::custom(format!(
+                        "`{name}` is given twice: each name may be defined once"
+                    )));
+                }
+                let value = m.next_value()?;
+                out.insert(name, value);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Names(std::marker::PhantomData))
 }
 
 /// Bodies, one by one or from generators.
@@ -406,6 +453,7 @@ pub struct Scene {
     #[serde(default)]
     pub plugins: Vec<String>,
     /// Materials by name.
+    #[serde(deserialize_with = "unique_names")]
     pub materials: BTreeMap<String, MaterialSpec>,
     /// Explicit geometry functor choices.
     #[serde(default)]
@@ -413,7 +461,7 @@ pub struct Scene {
     /// Contact laws per material pair.
     pub laws: Vec<LawChoice>,
     /// Clump templates by name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_names")]
     pub clump_templates: BTreeMap<String, ClumpTemplateSpec>,
     /// Bodies.
     pub bodies: Vec<BodySpec>,

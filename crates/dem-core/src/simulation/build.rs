@@ -116,6 +116,13 @@ impl Simulation {
                 f * critical_dt
             }
         };
+        if !dt.is_normal() {
+            return Err(scene.error(format!(
+                "timestep: gives dt = {dt:e} s, too small to advance the time (at least {:e} \
+                 s)",
+                f64::MIN_POSITIVE
+            )));
+        }
         let end_step = match scene.duration {
             Duration::Steps(0) => {
                 return Err(scene.error("duration: Steps(0): a run needs at least one step"))
@@ -134,6 +141,13 @@ impl Simulation {
             );
         }
         let g = scene.gravity;
+        if !g.iter().all(|x| x.abs() <= MAX_GRAVITY) {
+            return Err(scene.error(format!(
+                "gravity: every component must be finite and at most {MAX_GRAVITY:e} m/s^2 in \
+                 size, got ({:e}, {:e}, {:e})",
+                g[0], g[1], g[2]
+            )));
+        }
         let integrator = Integrator {
             gravity: Vector3::new(g[0], g[1], g[2]),
             damping: scene.damping,
