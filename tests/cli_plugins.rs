@@ -167,3 +167,40 @@ fn a_panicking_plugin_stops_the_run_after_a_checkpoint() {
     );
     assert!(ck.step > 0 && ck.step < 500);
 }
+
+#[test]
+fn a_library_that_crashes_when_opened_is_refused_not_fatal() {
+    // A library whose initialiser dies of a segmentation fault (as one with flipped bytes
+    // may): found by a scan, it is skipped with the signal; named, it is an error. Either
+    // way `dem` itself goes on and says why.
+    let d = dir("crashing");
+    let src = d.join("boom.c");
+    std::fs::write(
+        &src,
+        "#include <signal.h>\n\
+         __attribute__((constructor)) static void boom(void) { raise(SIGSEGV); }\n",
+    )
+    .unwrap();
+    let lib = d.join(format!("libboom.{}", std::env::consts::DLL_EXTENSION));
+    let cc = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .status()
+        .expect("a C compiler (cc) runs");
+    assert!(cc.success());
+    let scanned = dem(&["plugins", "--plugin", d.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&scanned.stderr);
+    assert!(scanned.status.success(), "{err}");
+    assert!(
+        err.contains("libboom") && err.contains("signal 11 (segmentation fault)"),
+        "{err}"
+    );
+    let named = dem(&["plugins", "--plugin", lib.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&named.stderr);
+    assert_eq!(named.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error: plugin") && err.contains("signal 11"),
+        "{err}"
+    );
+}

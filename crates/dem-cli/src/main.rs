@@ -18,6 +18,7 @@ use clap::{Args, Parser, Subcommand};
 // The run's output files and the plugin catalogue are dem-core's (shared with the Python
 // module).
 use dem_core::particles::Shape;
+use dem_core::plugin_probe::Prober;
 use dem_core::threads::{self, Threads};
 use dem_core::{catalogue, output};
 use dem_core::{Checkpoint, DemError, PluginSet, Scene, Simulation};
@@ -122,6 +123,14 @@ enum Command {
         #[arg(long, hide = true)]
         one: Option<u64>,
     },
+    /// Open plugin libraries one after the other, printing `done <i>` after each: the
+    /// child process that tries libraries before `dem` loads them (see
+    /// dem_core::plugin_probe).
+    #[command(hide = true)]
+    ProbePlugins {
+        /// Library files.
+        libraries: Vec<PathBuf>,
+    },
 }
 
 /// Options of `run` and `resume`.
@@ -175,7 +184,36 @@ impl RunArgs {
 }
 
 fn load_plugins(extra: &[PathBuf], scene: Option<&Scene>) -> Result<PluginSet, DemError> {
-    PluginSet::for_run(scene, extra, &PluginSet::default_dirs())
+    // Each library is opened by a child process first: one that crashes it is refused
+    // with the signal instead of killing this process. Not under an MPI launcher (a
+    // process that forks after MPI_Init may upset the MPI library).
+    let mpi = World::launched_by_mpi();
+    let prober = (!mpi)
+        .then(std::env::current_exe)
+        .and_then(Result::ok)
+        .map(|exe| Prober {
+            exe,
+            args: vec!["probe-plugins".into()],
+            patience: std::time::Duration::from_secs(20),
+        });
+    PluginSet::for_run(scene, extra, &PluginSet::default_dirs(), prober)
+}
+
+/// `dem probe-plugins`: opens each library, then says so (see [`Prober`]).
+fn probe_plugins(libraries: &[PathBuf]) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for (i, path) in libraries.iter().enumerate() {
+        // Refusals are found again, with their messages, by the load that follows.
+        let _ = PluginSet::default().load(path);
+        if writeln!(out, "{}", dem_core::plugin_probe::done_line(i))
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn prepare(scene: &Path, extra: &[PathBuf]) -> Result<Simulation, DemError> {
@@ -502,6 +540,7 @@ fn main() -> ExitCode {
             .and_then(|set| law_test::run(file, out.as_deref(), set))
             .map(|()| ExitCode::SUCCESS),
         Command::Inspect { checkpoint } => inspect::print(checkpoint).map(|()| ExitCode::SUCCESS),
+        Command::ProbePlugins { libraries } => Ok(probe_plugins(libraries)),
         Command::Bench {
             sections,
             sizes,

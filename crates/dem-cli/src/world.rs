@@ -101,6 +101,11 @@ impl World {
 }
 
 impl World {
+    /// Was this process started by an MPI launcher, with other ranks?
+    pub fn launched_by_mpi() -> bool {
+        launched().is_some() || Self::local_ranks() > 1
+    }
+
     /// How many processes of this run the launcher started on this machine (1 without a
     /// launcher): OpenMPI's and MPICH's variables.
     pub fn local_ranks() -> usize {

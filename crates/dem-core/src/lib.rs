@@ -35,6 +35,7 @@ pub mod outlet;
 pub mod output;
 pub mod parallel;
 pub mod particles;
+pub mod plugin_probe;
 pub mod plugins;
 pub mod population;
 pub mod py_record;

@@ -43,6 +43,10 @@ pub struct PluginSet {
     pub plugins: Vec<Plugin>,
     /// Libraries found by directory scanning but refused, with the reason.
     pub refused: Vec<(PathBuf, String)>,
+    /// When set, every library is first opened by a child process, so that one that
+    /// crashes when loaded is refused instead of killing this process (see
+    /// [`crate::plugin_probe`]).
+    pub prober: Option<crate::plugin_probe::Prober>,
 }
 
 extern "C" fn host_log(level: LogLevel, target: RStr<'_>, message: RStr<'_>) {
@@ -181,6 +185,20 @@ impl PluginSet {
         Ok(self.push(plugin))
     }
 
+    /// [`PluginSet::load`] of a library named by the user, tried first by the prober if
+    /// there is one.
+    fn load_named(&mut self, path: &Path) -> Result<&Plugin, DemError> {
+        if let Some(p) = &self.prober {
+            if let Some(Some(reason)) = p.crashes(&[path.to_path_buf()]).pop() {
+                return Err(DemError::Plugin {
+                    path: path.to_path_buf(),
+                    reason,
+                });
+            }
+        }
+        self.load(path)
+    }
+
     fn push(&mut self, plugin: Plugin) -> &Plugin {
         tracing::debug!(plugin = %plugin.name, path = %plugin.path.display(), "loaded plugin");
         self.plugins.push(plugin);
@@ -199,7 +217,17 @@ impl PluginSet {
             .filter(|p| is_library(p))
             .collect();
         files.sort();
-        for f in files {
+        // Tried first in a child process, all together: one that kills it is refused.
+        let crashes = match &self.prober {
+            Some(p) => p.crashes(&files),
+            None => vec![None; files.len()],
+        };
+        for (f, crash) in files.into_iter().zip(crashes) {
+            if let Some(reason) = crash {
+                tracing::warn!("skipping plugin {}: {reason}", f.display());
+                self.refused.push((f, reason));
+                continue;
+            }
             if let Err(DemError::Plugin { path, reason }) = self.load(&f) {
                 if !reason.starts_with("not a dem plugin") {
                     tracing::warn!("skipping plugin {}: {reason}", path.display());
@@ -213,23 +241,31 @@ impl PluginSet {
     /// relative to the scene file), each of `extra` (a directory: every library in it; a
     /// file: that library, an error if it cannot be loaded), then every library in each of
     /// `dirs` (see [`PluginSet::default_dirs`]).
+    ///
+    /// With a `prober`, every library is first opened by a child process (see
+    /// [`crate::plugin_probe`]): one that crashes it is refused (an error when named by the
+    /// scene or `extra`, skipped with a warning when found by a scan).
     pub fn for_run(
         scene: Option<&crate::Scene>,
         extra: &[PathBuf],
         dirs: &[PathBuf],
+        prober: Option<crate::plugin_probe::Prober>,
     ) -> Result<PluginSet, DemError> {
-        let mut set = PluginSet::default();
+        let mut set = PluginSet {
+            prober,
+            ..PluginSet::default()
+        };
         if let Some(s) = scene {
             let base = s.origin.parent().unwrap_or(Path::new("."));
             for p in &s.plugins {
-                set.load(&base.join(p))?;
+                set.load_named(&base.join(p))?;
             }
         }
         for p in extra {
             if p.is_dir() {
                 set.scan(p);
             } else {
-                set.load(p)?;
+                set.load_named(p)?;
             }
         }
         for d in dirs {

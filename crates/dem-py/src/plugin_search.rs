@@ -30,5 +30,6 @@ pub fn default_dirs(explicit: &[PathBuf]) -> Vec<PathBuf> {
 
 /// The plugins of a run of `scene` (or of none, for the catalogue).
 pub fn load(scene: Option<&Scene>, explicit: &[PathBuf]) -> Result<PluginSet, DemError> {
-    PluginSet::for_run(scene, explicit, &default_dirs(explicit))
+    // No executable of ours to try libraries in a child process: loaded here directly.
+    PluginSet::for_run(scene, explicit, &default_dirs(explicit), None)
 }
