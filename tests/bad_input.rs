@@ -331,6 +331,11 @@ fn values_out_of_range_are_refused_at_load_naming_the_field() {
             "\"m\": (density: 1000, young: 1e6), \"m\": (density: 2000, young: 1e6)",
             "bad.ron:2:",
         ),
+        (
+            "sense: 1, material: \"m\")",
+            "sense: 1, material: \"m\", motion: Rotate(center: (1e300, 0, 0), axis: (0, 1, 0), omega: 3))",
+            "bodies[1].motion: Rotate: center (1e300, 0, 0) must be finite and at most 1e12",
+        ),
     ];
     for (from, to, field) in cases {
         assert!(base.contains(from), "{from}");

@@ -78,6 +78,15 @@ pub enum Motion {
     },
 }
 
+/// `x` as a message shows it: plainly, or in exponent form when very large or small.
+fn num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 fn v(a: [f64; 3]) -> Vector3<f64> {
     Vector3::new(a[0], a[1], a[2])
 }
@@ -85,19 +94,26 @@ fn v(a: [f64; 3]) -> Vector3<f64> {
 impl Motion {
     /// Why the motion is invalid, if it is (the message names the field).
     pub fn check(&self) -> Result<(), String> {
-        let vector = |name: &str, a: &[f64; 3], unit: &str| match a.iter().all(|x| x.is_finite()) {
+        // Finite, and of a size a scene can hold (see [`crate::scene::MAX_COORDINATE`]): a
+        // rotation about a centre 1e300 m away moves its boundary at 3e300 m/s.
+        use crate::scene::MAX_COORDINATE as MAX;
+        let vector = |name: &str, a: &[f64; 3], unit: &str| match a.iter().all(|x| x.abs() <= MAX) {
             true => Ok(()),
             false => Err(format!(
-                "{}: {name} ({}, {}, {}) must be finite, {unit}",
+                "{}: {name} ({}, {}, {}) must be finite and at most {MAX:e} in size, {unit}",
                 self.kind(),
-                a[0],
-                a[1],
-                a[2]
+                num(a[0]),
+                num(a[1]),
+                num(a[2])
             )),
         };
-        let scalar = |name: &str, x: f64, ok: bool, what: &str| match x.is_finite() && ok {
+        let scalar = |name: &str, x: f64, ok: bool, what: &str| match x.abs() <= MAX && ok {
             true => Ok(()),
-            false => Err(format!("{}: {name} = {x} must be {what}", self.kind())),
+            false => Err(format!(
+                "{}: {name} = {} must be {what} (at most {MAX:e} in size)",
+                self.kind(),
+                num(x)
+            )),
         };
         match *self {
             Motion::Translate { velocity } => vector("velocity", &velocity, "m/s"),

@@ -122,11 +122,16 @@ struct Common {
     zeta: f64,
 }
 
+/// Largest accepted work of adhesion, J/m^2.
+const MAX_W: f64 = 1e6;
+
 impl Common {
     fn new(p: Params) -> Result<Common, String> {
-        if !(p.w >= 0.0 && p.w.is_finite()) {
+        // Surface energies of solids are below about 10 J/m^2; a million times more still
+        // gives finite forces, 1e300 did not.
+        if !(p.w >= 0.0 && p.w <= MAX_W) {
             return Err(format!(
-                "w (work of adhesion, J/m^2) is required, >= 0 and finite; got {}",
+                "w (work of adhesion, J/m^2) is required, >= 0 and at most {MAX_W:e}; got {}",
                 p.w
             ));
         }
@@ -279,3 +284,25 @@ fn finish(
 }
 
 dem_api::export_plugin! { geometry: [], laws: [JkrLaw, Dmt] }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_work_of_adhesion_is_range_checked() {
+        let with = |w: f64| {
+            Common::new(Params {
+                w,
+                ..Params::default()
+            })
+        };
+        assert!(with(0.1).is_ok() && with(0.0).is_ok() && with(MAX_W).is_ok());
+        for w in [-1.0, f64::NAN, 1e300, f64::INFINITY] {
+            let Err(e) = with(w) else {
+                panic!("w = {w} accepted");
+            };
+            assert!(e.contains("at most 1e6"), "{w}: {e}");
+        }
+    }
+}
