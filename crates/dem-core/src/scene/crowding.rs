@@ -5,6 +5,10 @@
 //! load with the estimate and where the particles crowd, instead of filling the machine's
 //! memory at step 0.
 //!
+//! The same count finds spheres that start with a centre inside another sphere (not of
+//! their clump): no contact law gives such an overlap a force of any meaning, and the run
+//! blew up within a few steps. Such a scene is refused too, naming the pair.
+//!
 //! The pairs are counted on a grid of cells one interaction range wide (the diameter of
 //! the largest particle the broad phase's grid is sized for, plus the skin): a pair within
 //! reach lies in neighbouring cells. The count stops as soon as the pairs found already
@@ -35,6 +39,9 @@ pub struct Crowding {
     pub densest: (u64, [f64; 3]),
     /// The count stopped early (the pairs found already exceed the memory).
     pub stopped: bool,
+    /// The first pair of spheres found with a centre inside the other sphere (particle
+    /// indices and the distance of their centres, m), members of one clump excepted.
+    pub inside: Option<(usize, usize, f64)>,
 }
 
 impl Crowding {
@@ -49,7 +56,9 @@ impl Crowding {
 
 /// Counts the pairs of the bounded particles of `p` (bounding radius at most `largest`)
 /// within `skin` of each other, stopping once they need more than `available` bytes.
-pub fn count(p: &Particles, largest: f64, skin: f64, available: u64) -> Crowding {
+/// `clump[i]` names the clump of particle `i` (`u32::MAX` for none): members of one clump
+/// may overlap as deeply as they like.
+pub fn count(p: &Particles, clump: &[u32], largest: f64, skin: f64, available: u64) -> Crowding {
     let h = 2.0 * largest + skin;
     let mut out = Crowding::default();
     if !(h.is_finite() && h > 0.0) {
@@ -96,6 +105,14 @@ pub fn count(p: &Particles, largest: f64, skin: f64, available: u64) -> Crowding
                                 out.candidates += 1;
                                 if d2 < (ri + rj) * (ri + rj) {
                                     out.overlaps += 1;
+                                    let deep = ri.max(rj);
+                                    if d2 < deep * deep
+                                        && out.inside.is_none()
+                                        && spheres(p, i, j)
+                                        && (clump[i] == u32::MAX || clump[i] != clump[j])
+                                    {
+                                        out.inside = Some((i.min(j), i.max(j), d2.sqrt()));
+                                    }
                                 }
                             }
                         }
@@ -111,21 +128,40 @@ pub fn count(p: &Particles, largest: f64, skin: f64, available: u64) -> Crowding
     out
 }
 
+/// Are particles `i` and `j` both spheres?
+fn spheres(p: &Particles, i: usize, j: usize) -> bool {
+    use crate::particles::Shape;
+    matches!(
+        (&p.shape[i], &p.shape[j]),
+        (Shape::Sphere(_), Shape::Sphere(_))
+    )
+}
+
 /// Refuses a run whose initial positions imply more memory than `available` bytes (see
-/// the module docs); `skin` is the broad phase's, m. The message gives the estimate and
-/// the crowded place.
+/// the module docs), or put a sphere's centre inside another sphere (not of its clump:
+/// `clump` as in [`count`]); `skin` is the broad phase's, m. The message gives the
+/// estimate and the crowded place, or the pair.
 pub fn check(
     scene: &super::Scene,
     p: &Particles,
+    clump: &[u32],
     skin: f64,
     available: Option<u64>,
 ) -> Result<(), DemError> {
-    let Some(available) = available else {
-        return Ok(());
-    };
     let largest = crate::broadphase::typical_radius(p);
-    let c = count(p, largest, skin, available);
+    let c = count(p, clump, largest, skin, available.unwrap_or(u64::MAX));
     if !c.stopped {
+        if let Some((i, j, d)) = c.inside {
+            let r = |k: usize| p.shape[k].bounding_radius().unwrap_or(f64::NAN);
+            return Err(scene.error(format!(
+                "bodies: spheres {i} and {j} (in the order the bodies make them) start with their \
+                 centres {d:.3e} m apart, inside each other (radii {:.3e} and {:.3e} m): an overlap \
+                 that deep has no contact force of any meaning and blows the run up at once. \
+                 Spread the bodies out or make them smaller",
+                r(i),
+                r(j)
+            )));
+        }
         return Ok(());
     }
     let gb = |b: u64| b as f64 / 1e9;
@@ -139,7 +175,7 @@ pub fn check(
         c.candidates,
         c.overlaps,
         gb(c.bytes(p.len() as u64)),
-        gb(available),
+        gb(available.unwrap_or(u64::MAX)),
         2.0 * largest + skin,
         at[0],
         at[1],
@@ -168,25 +204,37 @@ mod tests {
         // A row of spheres 1 apart, radius 0.4: neighbours are 0.2 apart, within a skin
         // of 0.3 and not overlapping; next neighbours are out of reach.
         let row: Vec<[f64; 3]> = (0..10).map(|i| [i as f64, 0.0, 0.0]).collect();
-        let c = count(&spheres(&row, 0.4), 0.4, 0.3, u64::MAX);
+        let c = count(&spheres(&row, 0.4), &[u32::MAX; 10], 0.4, 0.3, u64::MAX);
         assert_eq!((c.candidates, c.overlaps, c.stopped), (9, 0, false));
         // Radius 0.6: neighbours overlap.
-        let c = count(&spheres(&row, 0.6), 0.6, 0.3, u64::MAX);
+        let c = count(&spheres(&row, 0.6), &[u32::MAX; 10], 0.6, 0.3, u64::MAX);
         assert_eq!((c.candidates, c.overlaps), (9, 9));
+    }
+
+    #[test]
+    fn a_centre_inside_another_sphere_is_found_unless_one_clump_holds_both() {
+        let p = spheres(&[[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [3.0, 0.0, 0.0]], 1.0);
+        let c = count(&p, &[u32::MAX; 3], 1.0, 0.1, u64::MAX);
+        assert_eq!(c.inside, Some((0, 1, 0.5)));
+        let c = count(&p, &[7, 7, u32::MAX], 1.0, 0.1, u64::MAX);
+        assert_eq!(c.inside, None);
+        // Touching, or overlapping less than a radius: not inside.
+        let p = spheres(&[[0.0, 0.0, 0.0], [1.9, 0.0, 0.0]], 1.0);
+        assert_eq!(count(&p, &[u32::MAX; 2], 1.0, 0.1, u64::MAX).inside, None);
     }
 
     #[test]
     fn a_crowd_stops_the_count() {
         let crowd = vec![[1.0, 2.0, 3.0]; 3000];
         let p = spheres(&crowd, 0.01);
-        let c = count(&p, 0.01, 0.002, u64::MAX);
+        let c = count(&p, &[u32::MAX; 3000], 0.01, 0.002, u64::MAX);
         assert_eq!(
             (c.candidates, c.overlaps),
             (3000 * 2999 / 2, 3000 * 2999 / 2)
         );
         assert_eq!(c.densest.0, 3000);
         let budget = 100 << 20;
-        let c = count(&p, 0.01, 0.002, budget);
+        let c = count(&p, &[u32::MAX; 3000], 0.01, 0.002, budget);
         assert!(c.stopped && c.bytes(3000) > budget, "{c:?}");
         assert!(c.candidates < 3000 * 2999 / 2, "{c:?}");
     }

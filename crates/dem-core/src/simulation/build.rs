@@ -73,9 +73,14 @@ impl Simulation {
                 "contacts.skin: must be positive (and the scene needs at least one sphere)",
             ));
         }
+        let mut clump = vec![u32::MAX; particles.len()];
+        for (c, body) in boundaries.clumps.iter().enumerate() {
+            clump[body.members.clone()].fill(c as u32);
+        }
         crate::scene::crowding::check(
             &scene,
             &particles,
+            &clump,
             skin,
             crate::scene::budget::available_memory(),
         )?;
