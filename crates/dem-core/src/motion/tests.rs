@@ -179,7 +179,10 @@ fn a_change_is_checked_and_keeps_the_kind() {
             0.1,
         )
         .unwrap_err();
-    assert_eq!(e, "Translate: velocity (0, NaN, 0) must be finite, m/s");
+    assert_eq!(
+        e,
+        "Translate: velocity (0, NaN, 0) must be finite and at most 1e12 in size, m/s"
+    );
     let e = g
         .change(
             Motion::Shake {
