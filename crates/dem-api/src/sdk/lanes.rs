@@ -62,6 +62,26 @@ pub struct LaneOutput<V> {
     pub damping: V,
 }
 
+impl<V: Copy> LaneOutput<V> {
+    /// The nine outputs in the order of [`crate::LawOutColumns`]: force, torque, elastic
+    /// energy, friction, damping.
+    #[inline(always)]
+    fn values(&self) -> [V; 9] {
+        let (f, t) = (self.force, self.torque);
+        [
+            f[0],
+            f[1],
+            f[2],
+            t[0],
+            t[1],
+            t[2],
+            self.elastic,
+            self.friction,
+            self.damping,
+        ]
+    }
+}
+
 /// A law whose step is written once over lanes (see the module docs).
 pub trait LaneLaw: Law {
     /// Force, torque and energy of a lane of contacts in one step, with their constants
@@ -276,18 +296,7 @@ fn lane_of<L: LaneLaw, const WHOLE: bool>(
             }
         }
     }
-    let values = [
-        o.force[0],
-        o.force[1],
-        o.force[2],
-        o.torque[0],
-        o.torque[1],
-        o.torque[2],
-        o.elastic,
-        o.friction,
-        o.damping,
-    ];
-    for (c, v) in out.iter_mut().zip(values) {
+    for (c, v) in out.iter_mut().zip(o.values()) {
         put::<WHOLE>(c, at, v);
     }
 }
@@ -333,18 +342,7 @@ pub fn lanes_agree<L: LaneLaw>(law: &L, steps: &[[LawInput; 4]]) -> Result<(), S
         };
         let o = law.law_lanes(&g, &c, &mut together);
         for (j, a) in outs.iter().enumerate() {
-            let lanes = [
-                o.force[0],
-                o.force[1],
-                o.force[2],
-                o.torque[0],
-                o.torque[1],
-                o.torque[2],
-                o.elastic,
-                o.friction,
-                o.damping,
-            ]
-            .map(|x| x.lane(j).to_bits());
+            let lanes = o.values().map(|x| x.lane(j).to_bits());
             let one = [
                 a.force.x, a.force.y, a.force.z, a.torque.x, a.torque.y, a.torque.z, a.elastic,
                 a.friction, a.damping,

@@ -18,6 +18,7 @@ mod settings;
 pub mod size_distribution;
 pub(crate) mod table;
 pub mod text;
+mod unique_names;
 
 pub use generators::{expand_bodies, Boundaries, MAX_COORDINATE};
 pub use material_choice::MaterialChoice;
@@ -109,39 +110,6 @@ impl MaterialSpec {
         }
         Ok(())
     }
-}
-
-/// Deserializes a map whose keys are names, refusing a name given twice (the parser would
-/// keep the last silently); the error carries the line and column.
-pub(crate) fn unique_names<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    V: Deserialize<'de>,
-{
-    struct Names<V>(std::marker::PhantomData<V>);
-    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Names<V> {
-        type Value = BTreeMap<String, V>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a map of distinct names")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(
-            self,
-            mut m: A,
-        ) -> Result<Self::Value, A::Error> {
-            let mut out = BTreeMap::new();
-            while let Some(name) = m.next_key::<String>()? {
-                if out.contains_key(&name) {
-                    return Err(serde::de::Error::custom(format!(
-                        "`{name}` is given twice: each name may be defined once"
-                    )));
-                }
-                let value = m.next_value()?;
-                out.insert(name, value);
-            }
-            Ok(out)
-        }
-    }
-    d.deserialize_map(Names(std::marker::PhantomData))
 }
 
 /// Bodies, one by one or from generators.
@@ -453,7 +421,7 @@ pub struct Scene {
     #[serde(default)]
     pub plugins: Vec<String>,
     /// Materials by name.
-    #[serde(deserialize_with = "unique_names")]
+    #[serde(deserialize_with = "unique_names::unique_names")]
     pub materials: BTreeMap<String, MaterialSpec>,
     /// Explicit geometry functor choices.
     #[serde(default)]
@@ -461,7 +429,7 @@ pub struct Scene {
     /// Contact laws per material pair.
     pub laws: Vec<LawChoice>,
     /// Clump templates by name.
-    #[serde(default, deserialize_with = "unique_names")]
+    #[serde(default, deserialize_with = "unique_names::unique_names")]
     pub clump_templates: BTreeMap<String, ClumpTemplateSpec>,
     /// Bodies.
     pub bodies: Vec<BodySpec>,
