@@ -90,7 +90,7 @@ fn resumes_bitwise(laws: &str) {
     parts.run_steps(1234).unwrap();
     let live = parts.contacts.live_with_geometry();
     let sliding = live
-        .filter(|(_, l6)| l6.u.y != 0.0 || l6.u.z != 0.0)
+        .filter(|(_, l6, _)| l6.u.y != 0.0 || l6.u.z != 0.0)
         .count();
     assert!(
         sliding > 20,

@@ -101,8 +101,9 @@ fn every_contact_books_its_energy_once() {
             .contacts
             .list()
             .iter()
-            .filter(|c| c.active() || c.ending)
-            .map(|c| c.out.elastic)
+            .enumerate()
+            .filter(|(_, c)| c.active() || c.ending)
+            .map(|(k, _)| sim.contacts.forces(k).out.elastic)
             .sum();
         let booked = sim.ledger.elastic;
         assert!(

@@ -37,8 +37,8 @@ fn sphere_in_a_crease_carries_its_weight() {
     let m = sim.particles.mass[0];
     let weight = m * g;
     let contact = sim.particles.force[0] - nalgebra::Vector3::new(0.0, 0.0, -weight);
-    let live: Vec<_> = sim.contacts.live().collect();
-    let normal: Vec<f64> = live.iter().map(|s| s.force.norm()).collect();
+    let live: Vec<_> = sim.contacts.live_forces().collect();
+    let normal: Vec<f64> = live.iter().map(|(_, f)| f.force.norm()).collect();
     let load = sim.mesh_loads()[0];
     println!(
         "weight {weight:.6e} N, contact force sum {:?}, per contact {normal:?} (expected {:.6e}), mesh load {:?}",

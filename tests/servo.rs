@@ -51,13 +51,13 @@ fn face_stress(sim: &Simulation) -> Matrix3<f64> {
         Vector3::new(s[0] as f64, s[1] as f64, s[2] as f64)
     };
     let mut t = Matrix3::zeros();
-    for c in sim.contacts.live() {
+    for (c, pushed) in sim.contacts.live_forces() {
         let (b1, b2) = c.bodies();
         if b2 >= n {
-            t += c.force * shift(b2).transpose();
+            t += pushed.force * shift(b2).transpose();
         }
         if b1 >= n {
-            t -= c.force * shift(b1).transpose();
+            t -= pushed.force * shift(b1).transpose();
         }
     }
     t * per.cell.h.transpose() / per.cell.volume()
@@ -80,7 +80,7 @@ fn isotropic_compression_reaches_the_target_at_rest() {
     assert_eq!(sim.periodic.as_ref().unwrap().cell.h, h, "the cell stopped");
     let s = Stress::of(&sim, None).unwrap();
     let faces = face_stress(&sim);
-    let forces = sim.contacts.live().map(|c| c.force.norm());
+    let forces = sim.contacts.live_forces().map(|(_, f)| f.force.norm());
     let unbalanced = dem_core::servo::unbalanced(&sim.particles, sim.particles.len(), forces);
     eprintln!(
         "stage ended at step {ended}; 2000 steps later: sigma diag {:?}, through the faces {:?}, \

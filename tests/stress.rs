@@ -102,12 +102,13 @@ fn a_boxed_sample_at_rest_carries_its_weight() {
         .unwrap() as u32;
     let push: f64 = sim
         .contacts
-        .live()
-        .filter(|c| c.a == wall || c.b == wall)
-        .map(|c| {
+        .live_forces()
+        .filter(|(c, _)| c.a == wall || c.b == wall)
+        .map(|(c, pushed)| {
             let (b1, _) = c.bodies();
             // The force on the sphere, along x.
-            let on_sphere = if b1 as u32 == wall { c.force } else { -c.force };
+            let f = pushed.force;
+            let on_sphere = if b1 as u32 == wall { f } else { -f };
             -on_sphere.x
         })
         .sum();

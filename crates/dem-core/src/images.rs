@@ -418,13 +418,13 @@ impl Periodic {
     pub fn fold(&self, contacts: &mut Contacts) -> Matrix3<f64> {
         let n = self.particles();
         let mut t = Matrix3::zeros();
-        for c in contacts.live() {
+        for (c, pushed) in contacts.live_forces() {
             let (b1, b2) = c.bodies();
             if b2 >= n {
-                t += c.force * shift_vector(self.images[b2 - n].1).transpose();
+                t += pushed.force * shift_vector(self.images[b2 - n].1).transpose();
             }
             if b1 >= n {
-                t -= c.force * shift_vector(self.images[b1 - n].1).transpose();
+                t -= pushed.force * shift_vector(self.images[b1 - n].1).transpose();
             }
         }
         contacts.redirect_forces(|i| self.owner(i));

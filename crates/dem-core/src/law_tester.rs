@@ -287,15 +287,16 @@ impl LawTest {
                 };
                 if let Some(k) = sim.contacts.position(0, 1) {
                     let (s, l6) = (&sim.contacts.list()[k], sim.contacts.geometry(k));
-                    friction += s.out.friction;
-                    damping += s.out.damping;
+                    let out = sim.contacts.forces(k).out;
+                    friction += out.friction;
+                    damping += out.damping;
                     r = Record {
                         contact: s.active(),
                         u: l6.u.into(),
                         phi: l6.phi.into(),
-                        force: [s.out.force.x, s.out.force.y, s.out.force.z],
-                        torque: [s.out.torque.x, s.out.torque.y, s.out.torque.z],
-                        elastic: s.out.elastic,
+                        force: [out.force.x, out.force.y, out.force.z],
+                        torque: [out.torque.x, out.torque.y, out.torque.z],
+                        elastic: out.elastic,
                         friction,
                         damping,
                         ..r

@@ -211,7 +211,7 @@ impl crate::simulation::Simulation {
         let Some(stress) = crate::stress::Stress::of(self, None) else {
             return;
         };
-        let forces = self.contacts.live().map(|c| c.force.norm());
+        let forces = self.contacts.live_forces().map(|(_, f)| f.force.norm());
         let unbalanced = crate::servo::unbalanced(&self.particles, self.particles.len(), forces);
         let step = self.step;
         let Some(per) = self.periodic.as_mut() else {

@@ -52,7 +52,7 @@ pub fn reached(sim: &Simulation) -> bool {
     !stops.is_empty()
         && stops.iter().all(|s| match *s {
             Stop::Unbalanced(x) => {
-                let forces = sim.contacts.live().map(|c| c.force.norm());
+                let forces = sim.contacts.live_forces().map(|(_, f)| f.force.norm());
                 let p = &sim.particles;
                 crate::servo::unbalanced(p, p.len(), forces) < x
             }

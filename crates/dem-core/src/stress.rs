@@ -156,10 +156,10 @@ fn measure(
     // In a periodic cell every particle row counts, the image rows too: a contact across
     // a face gets both its ends (the image row's share is the particle's).
     let counts = |b: usize| ball(b) && (inside(b) || sim.periodic.is_some());
-    for (c, l6) in sim.contacts.live_with_geometry() {
+    for (c, l6, pushed) in sim.contacts.live_with_geometry() {
         let (b1, b2) = c.bodies();
-        // Force on body 2 is `c.force`, on body 1 its opposite.
-        for (b, f) in [(b1, -c.force), (b2, c.force)] {
+        // Force on body 2 is `pushed.force`, on body 1 its opposite.
+        for (b, f) in [(b1, -pushed.force), (b2, pushed.force)] {
             if counts(b) {
                 contact -= f * (l6.point - rows.pos[b]).transpose();
             }

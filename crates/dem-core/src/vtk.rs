@@ -285,31 +285,35 @@ pub fn contacts(sim: &Simulation) -> Grid {
         };
         [x.x, x.y, x.z]
     };
-    for (s, l6) in &live {
+    for (s, l6, _) in &live {
         let (b1, b2) = s.bodies();
         g.cell(VTK_LINE, &[end(b1, &l6.point), end(b2, &l6.point)]);
     }
-    type Live<'c> = (&'c crate::contacts::Contact, crate::l6geom::L6State);
-    let normal = |(_, l6): &Live<'_>| -> Vector3<f64> { l6.frame.row(0).transpose() };
-    let fnormal = |s: &Live<'_>| normal(s) * normal(s).dot(&s.0.force);
+    type Live<'c> = (
+        &'c crate::contacts::Contact,
+        crate::l6geom::L6State,
+        crate::contacts::Forces,
+    );
+    let normal = |(_, l6, _): &Live<'_>| -> Vector3<f64> { l6.frame.row(0).transpose() };
+    let fnormal = |s: &Live<'_>| normal(s) * normal(s).dot(&s.2.force);
     g.cell_data = vec![
-        ints("id1", live.iter().map(|(s, _)| id(s.bodies().0) as i64)),
-        ints("id2", live.iter().map(|(s, _)| id(s.bodies().1) as i64)),
+        ints("id1", live.iter().map(|(s, ..)| id(s.bodies().0) as i64)),
+        ints("id2", live.iter().map(|(s, ..)| id(s.bodies().1) as i64)),
         f64s(
             "normal_force",
             live.iter()
-                .map(|s| normal(s).dot(&s.0.force).abs())
+                .map(|s| normal(s).dot(&s.2.force).abs())
                 .collect(),
         ),
         vectors("normal", live.iter().map(normal)),
         vectors("normal_force_vector", live.iter().map(fnormal)),
         vectors(
             "tangential_force",
-            live.iter().map(|s| s.0.force - fnormal(s)),
+            live.iter().map(|s| s.2.force - fnormal(s)),
         ),
         f64s(
             "overlap",
-            live.iter().map(|(_, l6)| (-l6.u.x).max(0.0)).collect(),
+            live.iter().map(|(_, l6, _)| (-l6.u.x).max(0.0)).collect(),
         ),
     ];
     g

@@ -249,16 +249,17 @@ impl PySimulation {
         };
         let (mut ids, mut point, mut normal, mut force) = (vec![], vec![], vec![], vec![]);
         let (mut fnormal, mut tangential, mut overlap) = (vec![], vec![], vec![]);
-        for (c, l6) in sim.contacts.live_with_geometry() {
+        for (c, l6, pushed) in sim.contacts.live_with_geometry() {
             let (b1, b2) = c.bodies();
             let n = l6.frame.row(0).transpose();
-            let f_n = n * n.dot(&c.force);
+            let f = pushed.force;
+            let f_n = n * n.dot(&f);
             ids.extend([id(b1), id(b2)]);
             point.extend(l6.point.iter());
             normal.extend(n.iter());
-            force.extend(c.force.iter());
-            fnormal.push(n.dot(&c.force).abs());
-            tangential.extend((c.force - f_n).iter());
+            force.extend(f.iter());
+            fnormal.push(n.dot(&f).abs());
+            tangential.extend((f - f_n).iter());
             overlap.push((-l6.u.x).max(0.0));
         }
         drop(g);

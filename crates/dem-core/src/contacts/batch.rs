@@ -56,13 +56,14 @@ pub(super) struct Scratch {
     pub(super) features: Vec<u32>,
     pub(super) out: Vec<RawGeom>,
     pub(super) law: LawColumns,
-    /// The contacts whose L6Geom is updated, and the bodies of each.
+    /// The contacts whose L6Geom is updated.
     pub(super) ks: Vec<usize>,
-    pub(super) bodies: Vec<(usize, usize)>,
+    /// The bodies (body 1, body 2) and the term of each contact of the chunk (see
+    /// [`super::geometry::pairs_of`]).
+    chunk_pairs: Vec<[u32; 2]>,
+    chunk_features: Vec<u32>,
     /// The chunk's geometry when the law pass computes it.
     pub(super) raw: Vec<RawGeom>,
-    /// The chunk's global forces and torques (see [`super::global::to_global`]).
-    pub(super) global: Vec<f64>,
     /// What the L6Geom update reads of the chunk's geometry and bodies (see
     /// [`crate::l6geom::update::update_block`]).
     pub(super) gathered: Vec<f64>,
@@ -78,15 +79,27 @@ impl Scratch {
         room(&mut self.out, CHUNK);
         room(&mut self.raw, CHUNK);
         room(&mut self.ks, CHUNK);
-        room(&mut self.bodies, CHUNK);
-        let global = super::global::GLOBAL * super::blocks::PITCH;
-        if self.global.len() < global {
-            self.global.resize(global, 0.0);
-        }
+        room(&mut self.chunk_pairs, CHUNK);
+        room(&mut self.chunk_features, CHUNK);
         let gathered = crate::l6geom::update::GATHERED * super::blocks::PITCH;
         if self.gathered.len() < gathered {
             self.gathered.resize(gathered, 0.0);
         }
+    }
+}
+
+impl Scratch {
+    /// The chunk's bodies and terms buffers, out of the scratch while it is in use.
+    pub(super) fn take_pairs(&mut self) -> (Vec<[u32; 2]>, Vec<u32>) {
+        (
+            std::mem::take(&mut self.chunk_pairs),
+            std::mem::take(&mut self.chunk_features),
+        )
+    }
+
+    /// Gives back the buffers of [`Scratch::take_pairs`].
+    pub(super) fn put_pairs(&mut self, pairs: Vec<[u32; 2]>, features: Vec<u32>) {
+        (self.chunk_pairs, self.chunk_features) = (pairs, features);
     }
 }
 

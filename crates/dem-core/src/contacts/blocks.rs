@@ -37,28 +37,31 @@ impl Default for Blocks {
     }
 }
 
-/// The hot blocks: [`HOT`] fields per contact.
+/// Blocks of `F` fields per contact, known when the store is made.
 #[derive(Clone, Debug)]
-pub(crate) struct HotBlocks(Blocks);
+pub(crate) struct Fixed<const F: usize>(Blocks);
 
-impl Default for HotBlocks {
-    fn default() -> HotBlocks {
-        HotBlocks(Blocks::new(HOT))
+impl<const F: usize> Default for Fixed<F> {
+    fn default() -> Fixed<F> {
+        Fixed(Blocks::new(F))
     }
 }
 
-impl std::ops::Deref for HotBlocks {
+impl<const F: usize> std::ops::Deref for Fixed<F> {
     type Target = Blocks;
     fn deref(&self) -> &Blocks {
         &self.0
     }
 }
 
-impl std::ops::DerefMut for HotBlocks {
+impl<const F: usize> std::ops::DerefMut for Fixed<F> {
     fn deref_mut(&mut self) -> &mut Blocks {
         &mut self.0
     }
 }
+
+/// The hot blocks: [`HOT`] fields per contact.
+pub(crate) type HotBlocks = Fixed<HOT>;
 
 impl Blocks {
     /// An empty store of `fields` numbers per contact.

@@ -2,6 +2,7 @@
 //! contacts' energies booked to the particles, in an order fixed by the particles'
 //! storage order alone (see [`Contacts::gather`]).
 
+use super::forces::{ENERGY, FORCE, TORQUE};
 use super::{Contacts, NONE};
 use crate::particles::Particles;
 use crate::team::{Parts, Team};
@@ -102,8 +103,8 @@ impl Contacts {
         booked.clear();
         booked.resize(chunks, [0.0; 4]);
         let booked = Parts::new(booked);
-        let (mass, list, bodies, held) =
-            (&p.mass[..n], &self.list, &self.gather.bodies, &self.held);
+        let (mass, pushed, bodies, held) =
+            (&p.mass[..n], &self.forces, &self.gather.bodies, &self.held);
         let (forces, torques) = (
             Parts::new(&mut p.force[..n]),
             Parts::new(&mut p.torque[..n]),
@@ -139,21 +140,24 @@ impl Contacts {
                 if ia >= force.len() && i1 >= force.len() && i2 >= force.len() {
                     return;
                 }
-                let c = &list[k as usize];
+                let (group, lane) = pushed.group(k as usize);
+                let v = |f: usize| group[f * 4 + lane];
+                let v3 = |f: usize| Vector3::new(v(f), v(f + 1), v(f + 2));
                 if ia < force.len() {
                     let e = &mut sums[ia / PER];
-                    e[0] += c.out.elastic;
-                    e[1] += c.out.friction;
-                    e[2] += c.out.damping;
+                    e[0] += v(ENERGY);
+                    e[1] += v(ENERGY + 1);
+                    e[2] += v(ENERGY + 2);
                     e[3] += f64::from(u8::from(b2 != NONE));
                 }
+                let f = v3(FORCE);
                 if i2 < force.len() {
-                    force[i2] += c.force;
-                    torque[i2] += c.torque[1];
+                    force[i2] += f;
+                    torque[i2] += v3(TORQUE + 3);
                 }
                 if i1 < force.len() {
-                    force[i1] -= c.force;
-                    torque[i1] += c.torque[0];
+                    force[i1] -= f;
+                    torque[i1] += v3(TORQUE);
                 }
             });
         });

@@ -109,20 +109,15 @@ fn check_terms(
     ))
 }
 
-/// The pairs (body 1, body 2) and terms of the contacts `picked` of `list`, into
-/// `pairs` and `features`.
-fn pairs_of(
-    list: &[Contact],
-    picked: &[usize],
-    pairs: &mut Vec<[u32; 2]>,
-    features: &mut Vec<u32>,
-) {
+/// The bodies (body 1, body 2) and terms of every contact of `list`, into `pairs` and
+/// `features`: read once per chunk, by the geometry call and by every stage after it.
+pub(super) fn pairs_of(list: &[Contact], pairs: &mut Vec<[u32; 2]>, features: &mut Vec<u32>) {
     pairs.clear();
     features.clear();
-    for &i in picked {
-        let (b1, b2) = list[i].bodies();
+    for c in list {
+        let (b1, b2) = c.bodies();
         pairs.push([b1 as u32, b2 as u32]);
-        features.push(u32::from(list[i].feature));
+        features.push(u32::from(c.feature));
     }
 }
 
@@ -144,7 +139,15 @@ pub(super) fn geometry(
         let r = k * GEOMETRY_CHUNK..((k + 1) * GEOMETRY_CHUNK).min(list.len());
         // SAFETY: each chunk is claimed once.
         let raw = unsafe { raws.take(r.clone()) };
-        if let Err(e) = buffers.with(|scratch| geometry_chunk(cx, &list[r], raw, scratch)) {
+        let list = &list[r];
+        let chunk = |scratch: &mut Scratch| {
+            let (mut pairs, mut features) = scratch.take_pairs();
+            pairs_of(list, &mut pairs, &mut features);
+            let done = geometry_chunk(cx, list, (&pairs, &features), raw, scratch);
+            scratch.put_pairs(pairs, features);
+            done
+        };
+        if let Err(e) = buffers.with(chunk) {
             first.keep(k, e);
             return false;
         }
@@ -153,35 +156,40 @@ pub(super) fn geometry(
     first.into_result()
 }
 
+/// Geometry of the contacts `list` into `raw`, each functor called once on the contacts
+/// it serves; `bodies` holds their bodies and terms (see [`pairs_of`]).
 pub(super) fn geometry_chunk(
     cx: &StepContext<'_>,
     list: &[Contact],
+    (pairs, features): (&[[u32; 2]], &[u32]),
     raw: &mut [RawGeom],
     scratch: &mut Scratch,
 ) -> Result<(), DemError> {
+    let (pairs, features) = (&pairs[..list.len()], &features[..list.len()]);
     kinds(list, |c| c.geom, &mut scratch.kinds);
+    // A live contact always gets its geometry, so that its last step can be booked;
+    // whether it goes on is decided in the law pass.
+    if let [g] = scratch.kinds[..] {
+        // One functor for the whole chunk (the common case): straight into `raw`.
+        let geom = &cx.dispatch.geoms[g as usize];
+        let pair = |k: usize| (list[k].a, list[k].b);
+        return call_geometry(cx, geom, (pairs, features, f64::INFINITY), None, raw, pair);
+    }
     for gi in 0..scratch.kinds.len() {
         let g = scratch.kinds[gi];
         let geom = &cx.dispatch.geoms[g as usize];
         pick(list.len(), |i| list[i].geom == g, &mut scratch.picked);
-        pairs_of(
-            list,
-            &scratch.picked,
-            &mut scratch.pairs,
-            &mut scratch.features,
-        );
-        // A live contact always gets its geometry, so that its last step can be booked;
-        // whether it goes on is decided in the law pass.
+        scratch.pairs.clear();
+        scratch.features.clear();
+        for &i in &scratch.picked {
+            scratch.pairs.push(pairs[i]);
+            scratch.features.push(features[i]);
+        }
         let asked = (&scratch.pairs[..], &scratch.features[..], f64::INFINITY);
         let pair = |k: usize| {
             let c = &list[scratch.picked[k]];
             (c.a, c.b)
         };
-        if scratch.picked.len() == list.len() {
-            // One functor for the whole chunk (the common case): straight into `raw`.
-            call_geometry(cx, geom, asked, None, raw, pair)?;
-            continue;
-        }
         super::step::unwritten(&mut scratch.out, scratch.pairs.len());
         call_geometry(cx, geom, asked, None, &mut scratch.out, pair)?;
         for (k, &i) in scratch.picked.iter().enumerate() {

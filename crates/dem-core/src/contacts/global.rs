@@ -1,18 +1,20 @@
 //! Local to global: the force and torques of a chunk's contacts in the global frame, from
 //! the law's output (local frame), the contact's frame, point and branch lengths (its hot
-//! block) and its bodies' positions, four contacts at a time. The same arithmetic as the
-//! law pass's contact-by-contact loop ([`super::step`]), which runs instead for a chunk that
-//! mixes laws or whose law returned a non-finite value (to name the contact).
+//! block) and its bodies' positions, four contacts at a time, written with the law's output
+//! into the chunk's force block (see [`super::forces`]), which the gather reads. The same
+//! arithmetic as the law pass's contact-by-contact loop ([`super::step`]), which runs
+//! instead for a chunk that mixes laws or whose law returned a non-finite value (to name
+//! the contact).
 
 use super::blocks::{self, FRAME, LENS, POINT};
+use super::forces::{ENERGY, FORCE, GROUP, TORQUE};
 use super::Contact;
 use crate::l6geom::torques;
 use crate::l6geom::update::V3;
 use crate::particles::Particles;
 use crate::scene::L6Options;
-use dem_api::lane::{F64x4, Lane};
-use dem_api::{LawOutput, RawGeom, Vec3};
-use nalgebra::Vector3;
+use dem_api::lane::{F64x4, Lane, M64x4};
+use dem_api::RawGeom;
 
 /// The law's output columns of a chunk: force and torque (local frame), elastic energy,
 /// friction and damping.
@@ -73,22 +75,15 @@ fn global(rows: &[V3<F64x4>; 3], v: V3<F64x4>, weight: F64x4) -> V3<F64x4> {
         .scale(weight)
 }
 
-/// Positions of the bodies `body` (0 or 1) of the contacts `at`.
+/// Positions of the bodies `body` (0 or 1) of the contacts `at`, whose bodies are
+/// `pairs`.
 #[inline(always)]
-fn positions(list: &[Contact], p: &Particles, at: &[usize; 4], body: usize) -> V3<F64x4> {
-    let id = |c: &Contact| {
-        let (b1, b2) = c.bodies();
-        if body == 0 {
-            b1
-        } else {
-            b2
-        }
-    };
+fn positions(pairs: &[[u32; 2]], p: &Particles, at: &[usize; 4], body: usize) -> V3<F64x4> {
     let x = [
-        &p.pos[id(&list[at[0]])],
-        &p.pos[id(&list[at[1]])],
-        &p.pos[id(&list[at[2]])],
-        &p.pos[id(&list[at[3]])],
+        &p.pos[pairs[at[0]][body] as usize],
+        &p.pos[pairs[at[1]][body] as usize],
+        &p.pos[pairs[at[2]][body] as usize],
+        &p.pos[pairs[at[3]][body] as usize],
     ];
     V3::new(
         F64x4([x[0].x, x[1].x, x[2].x, x[3].x]),
@@ -97,84 +92,28 @@ fn positions(list: &[Contact], p: &Particles, at: &[usize; 4], body: usize) -> V
     )
 }
 
-/// Columns of [`to_global`]'s results: force (3), torque on body 1 (3), on body 2 (3).
-pub(super) const GLOBAL: usize = 9;
-
-/// Sets `force`, `torque` and `out` of every contact of a chunk (`hot` its block, `raw` its
-/// geometry, `local` the law's output for all of them). `cols` is room for [`GLOBAL`]
-/// columns of [`blocks::PITCH`] values. Returns false, before any contact is written, when
-/// an output is not finite.
-///
-/// Two loops: the first computes four contacts at a time into the columns `cols` (vector
-/// stores), the second copies them into the contacts. (Written straight into the
-/// contacts, the stores of a contact's components led the compiler to compute each
-/// contact's x and y together and z alone, with the lanes moved in and out of vectors.)
-pub(super) fn to_global(
-    list: &mut [Contact],
-    hot: &[f64],
-    raw: &[RawGeom],
-    local: &Local<'_>,
-    p: &Particles,
-    opt: &L6Options,
-    cols: &mut [f64],
-) -> bool {
-    let cols = &mut cols[..GLOBAL * blocks::PITCH];
-    if !compute(list, hot, raw, local, p, opt, cols) {
-        return false;
-    }
-    let col = |f: usize| &cols[f * blocks::PITCH..(f + 1) * blocks::PITCH];
-    let (fx, fy, fz) = (col(0), col(1), col(2));
-    let (t1x, t1y, t1z, t2x, t2y, t2z) = (col(3), col(4), col(5), col(6), col(7), col(8));
-    for (j, c) in list.iter_mut().enumerate() {
-        let w = raw[j].weight;
-        let (friction, damping) = (local.energy[1][j], local.energy[2][j]);
-        if c.ending {
-            // The contact is over: only the dissipation of its last interval counts.
-            c.force = Vector3::zeros();
-            c.torque = [Vector3::zeros(); 2];
-            c.out = LawOutput {
-                friction: w * friction,
-                damping: w * damping,
-                ..LawOutput::default()
-            };
-            continue;
-        }
-        c.force = Vector3::new(fx[j], fy[j], fz[j]);
-        c.torque = [
-            Vector3::new(t1x[j], t1y[j], t1z[j]),
-            Vector3::new(t2x[j], t2y[j], t2z[j]),
-        ];
-        // Forces and energies of this term count `w` times; `out` keeps what the ledger
-        // books (the law's own force stays in its local frame, unweighted).
-        let (f, t) = (local.force, local.torque);
-        c.out = LawOutput {
-            force: Vec3::new(f[0][j], f[1][j], f[2][j]),
-            torque: Vec3::new(t[0][j], t[1][j], t[2][j]),
-            elastic: w * local.energy[0][j],
-            friction: w * friction,
-            damping: w * damping,
-        };
-    }
-    true
-}
-
-/// The first loop of [`to_global`]: false when an output is not finite.
+/// Writes the [`Forces`](super::Forces) of every contact of a chunk into its `forces`
+/// (see [`super::forces`]; `hot` its hot block, `raw` its geometry, `pairs` its bodies, `local` the
+/// law's output for all of them), four at a time. Returns false, before any contact is
+/// written, when an output is not finite.
 #[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512vl+avx2+fma"))]
-fn compute(
+#[allow(clippy::too_many_arguments)]
+pub(super) fn to_global(
     list: &[Contact],
     hot: &[f64],
-    raw: &[RawGeom],
+    (raw, pairs): (&[RawGeom], &[[u32; 2]]),
     local: &Local<'_>,
     p: &Particles,
     opt: &L6Options,
-    cols: &mut [f64],
+    forces: &mut [f64],
 ) -> bool {
     let n = list.len();
     let hot = &hot[..blocks::HOT * blocks::PITCH];
     let mut first = 0;
+    let all = (list, raw, pairs);
     while first + 4 <= n {
         let at = [first, first + 1, first + 2, first + 3];
-        if !group::<true>(list, hot, raw, local, p, opt, &at, cols) {
+        if !group::<true>(all, hot, local, p, opt, &at, forces) {
             return false;
         }
         first += 4;
@@ -183,24 +122,23 @@ fn compute(
         // A short last group repeats its last contact (its lanes past the chunk are not
         // read).
         let at = [first, (first + 1).min(n - 1), (first + 2).min(n - 1), n - 1];
-        return group::<false>(list, hot, raw, local, p, opt, &at, cols);
+        return group::<false>(all, hot, local, p, opt, &at, forces);
     }
     true
 }
 
-/// The contacts `at` of [`compute`] (the four from `at[0]` when `WHOLE`, else those of a
-/// short last group, its last repeated), stored into the columns from `at[0]`.
+/// The contacts `at` of [`to_global`] (the four from `at[0]` when `WHOLE`, else those of
+/// a short last group, its last repeated), stored into their group of the forces.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn group<const WHOLE: bool>(
-    list: &[Contact],
+    (list, raw, pairs): (&[Contact], &[RawGeom], &[[u32; 2]]),
     hot: &[f64],
-    raw: &[RawGeom],
     local: &Local<'_>,
     p: &Particles,
     opt: &L6Options,
     at: &[usize; 4],
-    cols: &mut [f64],
+    forces: &mut [f64],
 ) -> bool {
     let first = at[0];
     let force = col3::<WHOLE>(local.force, first, at);
@@ -228,14 +166,36 @@ fn group<const WHOLE: bool>(
         field::<WHOLE>(hot, LENS, first, at),
         field::<WHOLE>(hot, LENS + 1, first, at),
     ];
-    let bodies = [positions(list, p, at, 0), positions(list, p, at, 1)];
+    let bodies = [positions(pairs, p, at, 0), positions(pairs, p, at, 1)];
     let point = field3::<WHOLE>(hot, POINT, first, at);
     let [t1, t2] = torques(point, rows[0], lens, bodies, f, opt);
     let (t1, t2) = (t1.sub(extra), t2.add(extra));
-    for (k, v) in [f, t1, t2].iter().enumerate() {
-        v.x.store(cols, (3 * k) * blocks::PITCH + first);
-        v.y.store(cols, (3 * k + 1) * blocks::PITCH + first);
-        v.z.store(cols, (3 * k + 2) * blocks::PITCH + first);
-    }
+    // A contact that ended in the step pushes nothing: only the dissipation of its last
+    // interval counts.
+    let ending = M64x4::from_fn(|l| list[at[l]].ending);
+    let live = |v: F64x4| F64x4::select(ending, F64x4::splat(0.0), v);
+    // `first` is a multiple of four: the group's values in field order (see
+    // `super::forces`). Forces and energies of this term count `weight` times; the law's
+    // own force stays in its local frame, unweighted.
+    let g = &mut forces[first * GROUP / 4..(first / 4 + 1) * GROUP];
+    let mut put = |f: usize, v: F64x4| v.store(g, 4 * f);
+    put(0, live(force.x));
+    put(1, live(force.y));
+    put(2, live(force.z));
+    put(3, live(torque.x));
+    put(4, live(torque.y));
+    put(5, live(torque.z));
+    put(ENERGY, live(elastic * weight));
+    put(ENERGY + 1, friction * weight);
+    put(ENERGY + 2, damping * weight);
+    put(FORCE, live(f.x));
+    put(FORCE + 1, live(f.y));
+    put(FORCE + 2, live(f.z));
+    put(TORQUE, live(t1.x));
+    put(TORQUE + 1, live(t1.y));
+    put(TORQUE + 2, live(t1.z));
+    put(TORQUE + 3, live(t2.x));
+    put(TORQUE + 4, live(t2.y));
+    put(TORQUE + 5, live(t2.z));
     true
 }

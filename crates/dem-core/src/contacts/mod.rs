@@ -6,10 +6,11 @@
 //!   columns of their own, see [`held`]), sorted by `(functor, law, a, b, term)` with
 //!   `a < b` the particle ids. Each step the slots without a contact get a cheap
 //!   bounding-volume test, and only those that pass get a geometry call.
-//! - [`Contact`]: one per live contact (ids, flags, law output, forces) in a dense list
-//!   that the geometry and law passes walk in order. Its hot numbers, the L6Geom and onset
-//!   data, and its law state are stored beside the list as column blocks of [`CHUNK`]
-//!   contacts (see [`blocks`]), which a law reads and updates as they are stored. A slot
+//! - [`Contact`]: one per live contact (ids and flags, 24 bytes) in a dense list that the
+//!   geometry and law passes walk in order. Its hot numbers, the L6Geom and onset data,
+//!   its law state and what it pushes onto its bodies ([`Forces`]) are stored beside the
+//!   list as column blocks of [`CHUNK`] contacts (see [`blocks`]), which a law reads and
+//!   updates as they are stored and the gather reads. A slot
 //!   points to its contact and the contact to its slot; a contact that ends is removed at
 //!   the start of the next step (swapped with the last). The list's order thus depends on
 //!   the history of the run (and on the broad phase's rebuilds), the gather's does not.
@@ -40,6 +41,7 @@ mod batch;
 pub(crate) mod blocks;
 mod columns;
 mod detect;
+mod forces;
 mod gather;
 mod geometry;
 mod global;
@@ -56,11 +58,12 @@ use crate::particles::Particles;
 use crate::scene::L6Options;
 use crate::team::Team;
 use blocks::{Blocks, HotBlocks};
-use dem_api::{LawOutput, Material, Onset, RawGeom};
+use dem_api::{Material, Onset, RawGeom};
+use forces::ForceStore;
+pub use forces::Forces;
 pub use gather::ContactTotals;
 use gather::Gather;
 use held::Held;
-use nalgebra::Vector3;
 pub use saved::{SavedContact, SavedEnd};
 use std::ops::Range;
 
@@ -132,12 +135,6 @@ pub struct Contact {
     gone: bool,
     /// Index of its slot.
     slot: u32,
-    /// The law's last output (local frame; energies times the term's weight).
-    pub out: LawOutput,
-    /// Force on body 2 (global), N.
-    pub force: Vector3<f64>,
-    /// Torques on body 1 and body 2 (global), N m.
-    pub torque: [Vector3<f64>; 2],
 }
 
 impl Contact {
@@ -200,6 +197,8 @@ pub struct Contacts {
     /// Their law state, `stride` values per contact.
     state: Blocks,
     stride: usize,
+    /// What they pushed onto their bodies in the last step.
+    forces: ForceStore,
     /// Geometry of the current step, one per contact, in scenes with mesh facets (else
     /// empty: the law pass computes it chunk by chunk).
     raw: Vec<RawGeom>,
@@ -256,6 +255,7 @@ impl Contacts {
         std::mem::size_of::<Contact>()
             + self.hot.bytes_per_contact()
             + self.state.bytes_per_contact()
+            + self.forces.bytes_per_contact()
             + raw
     }
 
@@ -271,17 +271,23 @@ impl Contacts {
         blocks::onset(block, at)
     }
 
-    /// The live contacts with their tracked geometry, in slot order: fixed by the
-    /// particles' storage order, as the gather's (not by the list's history), so that what
-    /// is written of them and summed over them is the same for any skin or number of
+    /// What contact `k` (an index of [`Contacts::list`]) pushed onto its bodies in the
+    /// last step.
+    pub fn forces(&self, k: usize) -> Forces {
+        self.forces.load(k)
+    }
+
+    /// The live contacts with their tracked geometry and forces, in slot order: fixed by
+    /// the particles' storage order, as the gather's (not by the list's history), so that
+    /// what is written of them and summed over them is the same for any skin or number of
     /// ranks.
-    pub fn live_with_geometry(&self) -> impl Iterator<Item = (&Contact, L6State)> {
+    pub fn live_with_geometry(&self) -> impl Iterator<Item = (&Contact, L6State, Forces)> {
         let mut order = Vec::with_capacity(self.list.len());
         self.held.each(|k| order.push(k as usize));
         order
             .into_iter()
             .filter(|&k| self.list[k].active())
-            .map(|k| (&self.list[k], self.geometry(k)))
+            .map(|k| (&self.list[k], self.geometry(k), self.forces(k)))
     }
 
     /// Number of live contacts.
@@ -294,13 +300,20 @@ impl Contacts {
         self.list.iter().filter(|c| c.active())
     }
 
+    /// The live contacts with their forces, in processing order.
+    pub fn live_forces(&self) -> impl Iterator<Item = (&Contact, Forces)> {
+        let list = self.list.iter().enumerate();
+        list.filter(|(_, c)| c.active())
+            .map(|(k, c)| (c, self.forces(k)))
+    }
+
     /// The live contact between particles `i` and `j`, if any.
     pub fn find(&self, i: u32, j: u32) -> Option<&Contact> {
         self.get(i, j).filter(|c| c.active())
     }
 
     /// The contact between particles `i` and `j`, live or ended in the last step (then
-    /// `ending` is set and `out` holds its last law call).
+    /// `ending` is set and its [`Forces`] hold its last law call).
     pub fn get(&self, i: u32, j: u32) -> Option<&Contact> {
         self.position(i, j).map(|k| &self.list[k])
     }
@@ -332,6 +345,7 @@ impl Contacts {
         self.list.reserve_exact(extra);
         self.hot.reserve(extra);
         self.state.reserve(extra);
+        self.forces.reserve(extra);
     }
 
     /// Appends a live contact for slot `i` (law state zero).
@@ -349,15 +363,12 @@ impl Contacts {
             ending: false,
             gone: false,
             slot: i as u32,
-            out: LawOutput::default(),
-            force: Vector3::zeros(),
-            torque: [Vector3::zeros(); 2],
         });
         self.push_data(&l6, &onset);
     }
 
-    /// The L6Geom and onset data of the contact just appended to the list (law state
-    /// zero).
+    /// The L6Geom and onset data of the contact just appended to the list (law state and
+    /// forces zero).
     fn push_data(&mut self, l6: &L6State, onset: &Onset) {
         let k = self.list.len() - 1;
         self.hot.push_zero();
@@ -365,6 +376,7 @@ impl Contacts {
         blocks::store(block, at, l6);
         blocks::set_onset(block, at, onset);
         self.state.push_zero();
+        self.forces.push_zero();
     }
 
     /// Removes the contacts that ended in the last step: each is replaced by the last
@@ -399,10 +411,12 @@ impl Contacts {
             if k != last {
                 self.hot.copy(last, k);
                 self.state.copy(last, k);
+                self.forces.copy(last, k);
                 self.held.set(self.list[k].slot as usize, k as u32);
             }
             self.hot.truncate(last);
             self.state.truncate(last);
+            self.forces.truncate(last);
         }
     }
 
@@ -475,8 +489,7 @@ impl Contacts {
             cx,
             &mut self.list,
             given,
-            &mut self.hot,
-            &mut self.state,
+            (&mut self.hot, &mut self.state, &mut self.forces),
             old,
             &mut self.gather,
             &mut self.step_buffers,

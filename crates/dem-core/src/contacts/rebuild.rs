@@ -142,10 +142,10 @@ impl Contacts {
     /// [`Contacts::renumber`] and [`Contacts::rebuild`] that must follow.
     pub fn remove_bodies(&mut self, dead: &[bool]) -> f64 {
         let mut elastic = 0.0;
-        for c in &mut self.list {
+        for (k, c) in self.list.iter_mut().enumerate() {
             if dead[c.a as usize] || dead[c.b as usize] {
                 if !c.gone {
-                    elastic += c.out.elastic;
+                    elastic += self.forces.get(k, super::forces::ENERGY);
                 }
                 c.gone = true;
             }
@@ -205,6 +205,7 @@ impl Contacts {
                 self.list.swap(i, j);
                 self.hot.swap(i, j);
                 self.state.swap(i, j);
+                self.forces.swap(i, j);
                 i = j;
             }
         }

@@ -1,11 +1,11 @@
 //! A contact as a checkpoint holds it, and the saving and restoring of the contact list.
 
-use super::{Contact, Contacts, Slot, NONE};
+use super::forces::FORCES;
+use super::{Contact, Contacts, Forces, Slot, NONE};
 use crate::dispatch::Dispatch;
 use crate::l6geom::L6State;
 use crate::particles::Particles;
-use dem_api::{LawOutput, Onset};
-use nalgebra::Vector3;
+use dem_api::Onset;
 use serde::{Deserialize, Serialize};
 
 /// A contact as a checkpoint holds it: its key, the state carried from step to step
@@ -92,30 +92,13 @@ impl Contacts {
     /// checkpoint leaves out: the law's output (force, torque, elastic energy, friction,
     /// damping), the force on body 2 and the torques on the bodies. Ranks that put their
     /// contacts together for an output send it along (see [`crate::ranks`]).
-    pub fn outputs(&self, k: usize) -> [f64; 18] {
-        let c = &self.list[k];
-        let (o, f, t) = (&c.out, &c.force, &c.torque);
-        [
-            o.force.x, o.force.y, o.force.z, o.torque.x, o.torque.y, o.torque.z, o.elastic,
-            o.friction, o.damping, f.x, f.y, f.z, t[0].x, t[0].y, t[0].z, t[1].x, t[1].y, t[1].z,
-        ]
+    pub fn outputs(&self, k: usize) -> [f64; FORCES] {
+        self.forces(k).values()
     }
 
     /// Sets what [`Contacts::outputs`] gave of contact `k`.
-    pub fn set_outputs(&mut self, k: usize, v: &[f64; 18]) {
-        let c = &mut self.list[k];
-        c.out = LawOutput {
-            force: dem_api::Vec3::new(v[0], v[1], v[2]),
-            torque: dem_api::Vec3::new(v[3], v[4], v[5]),
-            elastic: v[6],
-            friction: v[7],
-            damping: v[8],
-        };
-        c.force = Vector3::new(v[9], v[10], v[11]);
-        c.torque = [
-            Vector3::new(v[12], v[13], v[14]),
-            Vector3::new(v[15], v[16], v[17]),
-        ];
+    pub fn set_outputs(&mut self, k: usize, v: &[f64; FORCES]) {
+        self.forces.store(k, &Forces::from_values(v));
     }
 
     /// The slots of the candidate `pairs` with the `saved` contacts in the list again, in
@@ -171,9 +154,6 @@ impl Contacts {
                     ending: false,
                     gone: true,
                     slot: NONE,
-                    out: LawOutput::default(),
-                    force: Vector3::zeros(),
-                    torque: [Vector3::zeros(); 2],
                 });
                 c.push_data(&s.l6, &onset);
             } else {

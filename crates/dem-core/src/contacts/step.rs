@@ -7,8 +7,9 @@
 
 use super::batch::{call_error, kinds, pick, Buffers, Scratch};
 use super::blocks::{self, Blocks};
+use super::forces::{self, ForceStore, Forces};
 use super::gather::ENDING;
-use super::geometry::{check, geometry_chunk};
+use super::geometry::{check, geometry_chunk, pairs_of};
 use super::{Contact, ContactTotals, Gather, StepContext, CHUNK, NONE};
 use crate::dispatch::LawEntry;
 use crate::error::DemError;
@@ -38,20 +39,20 @@ pub(super) struct Work<'w> {
     hot: &'w mut [f64],
     /// The chunk's block of law state.
     state: &'w mut [f64],
+    /// The chunk's forces (see [`forces`]).
+    forces: &'w mut [f64],
     total: &'w mut ContactTotals,
     bodies: &'w mut [[u32; 2]],
 }
 
 /// Lifecycle, L6Geom and law of every contact; contacts at index `fresh` and beyond were
-/// created this step (their L6Geom is new). `hot` and `state` are the contacts' blocks.
-/// Fills `out` for the gather.
-#[allow(clippy::too_many_arguments)]
+/// created this step (their L6Geom is new). `blocks` are the contacts' hot, law state and
+/// force blocks. Fills the force blocks and `out` for the gather.
 pub(super) fn law<'a>(
     cx: &StepContext<'a>,
     list: &mut [Contact],
     geometry: Geometry<'_>,
-    hot: &mut Blocks,
-    state: &mut Blocks,
+    (hot, state, forces): (&mut Blocks, &mut Blocks, &mut ForceStore),
     fresh: usize,
     out: &mut Gather,
     buffers: &mut Buffers,
@@ -63,19 +64,26 @@ pub(super) fn law<'a>(
     out.bodies.resize(list.len(), [NONE; 2]);
     buffers.workers.prepare();
     let mut work: Vec<Work<'_>> = recycle(std::mem::take(&mut buffers.work));
+    let blocks = hot
+        .blocks_mut()
+        .zip(state.blocks_mut())
+        .zip(forces.chunks_mut());
     work.extend(
         list.chunks_mut(CHUNK)
-            .zip(hot.blocks_mut().zip(state.blocks_mut()))
+            .zip(blocks)
             .zip(out.totals.iter_mut().zip(out.bodies.chunks_mut(CHUNK)))
             .enumerate()
-            .map(|(k, ((list, (hot, state)), (total, bodies)))| Work {
-                first: k * CHUNK,
-                list,
-                hot,
-                state,
-                total,
-                bodies,
-            }),
+            .map(
+                |(k, ((list, ((hot, state), forces)), (total, bodies)))| Work {
+                    first: k * CHUNK,
+                    list,
+                    hot,
+                    state,
+                    forces,
+                    total,
+                    bodies,
+                },
+            ),
     );
     debug_assert_eq!(work.len(), chunk_count, "a block per chunk of contacts");
     let kept = &*buffers;
@@ -105,29 +113,48 @@ fn law_work(
     fresh: usize,
     scratch: &mut Scratch,
 ) -> Result<(), DemError> {
+    // The buffers leave the scratch while the scratch is in use.
+    let (mut pairs, mut features) = scratch.take_pairs();
+    pairs_of(w.list, &mut pairs, &mut features);
+    let done = law_pairs(cx, w, geometry, fresh, (&pairs, &features), scratch);
+    if done.is_ok() {
+        *w.total = finish_chunk(w.list, &pairs, w.bodies);
+    }
+    scratch.put_pairs(pairs, features);
+    done
+}
+
+/// [`law_work`] with the chunk's bodies and terms.
+fn law_pairs(
+    cx: &StepContext<'_>,
+    w: &mut Work<'_>,
+    geometry: &Geometry<'_>,
+    fresh: usize,
+    (pairs, features): (&[[u32; 2]], &[u32]),
+    scratch: &mut Scratch,
+) -> Result<(), DemError> {
     let n = w.list.len();
     // Contacts of the chunk that existed before this step.
     let old = fresh.saturating_sub(w.first).min(n);
     match geometry {
         Geometry::Given(raw) => {
             let raw = &raw[w.first..w.first + n];
-            law_chunk(cx, w, raw, old, scratch)?;
+            law_chunk(cx, w, raw, pairs, old, scratch)
         }
         Geometry::InPass(new) => {
-            // The buffer leaves the scratch while the scratch is in use.
             let mut raw = std::mem::take(&mut scratch.raw);
             unwritten(&mut raw, old);
-            geometry_chunk(cx, &w.list[..old], &mut raw, scratch)?;
-            // The chunk's first new contact is the detection's `skip`-th.
-            let skip = (w.first + old).saturating_sub(fresh);
-            raw.extend(new[skip..skip + (n - old)].iter().map(|&(_, g)| g));
-            let r = law_chunk(cx, w, &raw, old, scratch);
+            let asked = (&pairs[..old], &features[..old]);
+            let r = geometry_chunk(cx, &w.list[..old], asked, &mut raw, scratch).and_then(|()| {
+                // The chunk's first new contact is the detection's `skip`-th.
+                let skip = (w.first + old).saturating_sub(fresh);
+                raw.extend(new[skip..skip + (n - old)].iter().map(|&(_, g)| g));
+                law_chunk(cx, w, &raw, pairs, old, scratch)
+            });
             scratch.raw = raw;
-            r?;
+            r
         }
     }
-    *w.total = finish_chunk(w.list, w.bodies);
-    Ok(())
 }
 
 /// Makes `raw` `n` long, each entry marked not touching (what a functor that wrote nothing
@@ -143,9 +170,9 @@ pub(super) fn unwritten(raw: &mut Vec<RawGeom>, n: usize) {
 /// `bodies`: the bodies a live contact pushes (body 1, body 2); for one that ended in the
 /// step, `[ENDING | a, NONE]`, pushing nothing and booking the dissipation of its last
 /// interval to its particle `a`; for a gone one `NONE` twice (nothing).
-fn finish_chunk(list: &[Contact], bodies: &mut [[u32; 2]]) -> ContactTotals {
+fn finish_chunk(list: &[Contact], pairs: &[[u32; 2]], bodies: &mut [[u32; 2]]) -> ContactTotals {
     let mut t = ContactTotals::default();
-    for (c, b) in list.iter().zip(bodies) {
+    for ((c, b), pair) in list.iter().zip(bodies).zip(pairs) {
         if !c.active() {
             t.ended += 1;
         }
@@ -156,8 +183,7 @@ fn finish_chunk(list: &[Contact], bodies: &mut [[u32; 2]]) -> ContactTotals {
         if c.ending {
             *b = [ENDING | c.a, NONE];
         } else {
-            let (b1, b2) = c.bodies();
-            *b = [b1 as u32, b2 as u32];
+            *b = *pair;
         }
     }
     t
@@ -165,19 +191,17 @@ fn finish_chunk(list: &[Contact], bodies: &mut [[u32; 2]]) -> ContactTotals {
 
 /// Lifecycle: ends contacts the functor no longer reports or whose gap left the band,
 /// updates the L6Geom (in the chunk's block `hot`) of the others (those from index `fresh`
-/// on are new), four at a time.
+/// on are new), four at a time. `pairs` holds the contacts' bodies.
 fn lifecycle(
     cx: &StepContext<'_>,
     list: &mut [Contact],
     hot: &mut [f64],
-    raw: &[RawGeom],
+    (raw, pairs): (&[RawGeom], &[[u32; 2]]),
     fresh: usize,
     scratch: &mut Scratch,
 ) -> Result<(), DemError> {
-    let (ks, bodies) = (&mut scratch.ks, &mut scratch.bodies);
+    let ks = &mut scratch.ks;
     ks.clear();
-    // Only the entries of `ks` are read.
-    bodies.resize(fresh, (0, 0));
     for (k, (c, g)) in list.iter_mut().zip(raw).take(fresh).enumerate() {
         // Written only when set, so that untouched flags are not written back.
         if c.new {
@@ -192,7 +216,6 @@ fn lifecycle(
         let geom = &cx.dispatch.geoms[c.geom as usize];
         check(cx, geom, (c.a, c.b), g)?;
         ks.push(k);
-        bodies[k] = c.bodies();
         let law = &cx.dispatch.laws[c.law as usize];
         if g.gap >= law.distance + cx.eps {
             c.ending = true;
@@ -203,7 +226,7 @@ fn lifecycle(
         hot,
         ks,
         raw,
-        bodies,
+        pairs,
         cx.particles,
         cx.dt,
         &cx.l6,
@@ -216,10 +239,11 @@ fn law_chunk(
     cx: &StepContext<'_>,
     w: &mut Work<'_>,
     raw: &[RawGeom],
+    pairs: &[[u32; 2]],
     fresh: usize,
     scratch: &mut Scratch,
 ) -> Result<(), DemError> {
-    lifecycle(cx, w.list, w.hot, raw, fresh, scratch)?;
+    lifecycle(cx, w.list, w.hot, (raw, pairs), fresh, scratch)?;
     kinds(w.list, |c| c.law, &mut scratch.kinds);
     for li in 0..scratch.kinds.len() {
         let l = scratch.kinds[li];
@@ -230,7 +254,7 @@ fn law_chunk(
         if scratch.picked.is_empty() {
             continue;
         }
-        run_law(cx, law, w, raw, scratch)?;
+        run_law(cx, law, w, (raw, pairs), scratch)?;
     }
     Ok(())
 }
@@ -242,7 +266,7 @@ fn run_law(
     cx: &StepContext<'_>,
     law: &LawEntry,
     w: &mut Work<'_>,
-    raw: &[RawGeom],
+    (raw, pairs): (&[RawGeom], &[[u32; 2]]),
     scratch: &mut Scratch,
 ) -> Result<(), DemError> {
     let p = cx.particles;
@@ -252,7 +276,7 @@ fn run_law(
     columns.resize(picked.len(), law.state_len, !in_place);
     for (k, &i) in picked.iter().enumerate() {
         let c = &w.list[i];
-        let (b1, b2) = c.bodies();
+        let [b1, b2] = pairs[i].map(|b| b as usize);
         columns.write_pair(
             k,
             [p.law_mass(b1), p.law_mass(b2)],
@@ -284,13 +308,14 @@ fn run_law(
     // Local to global: four at a time when the law took the whole chunk, unless an output
     // is not finite (then contact by contact, to name it).
     if in_place {
-        let cols = &mut scratch.global;
-        if super::global::to_global(w.list, w.hot, raw, &columns.local(), p, &cx.l6, cols) {
+        let local = columns.local();
+        let given = (raw, pairs);
+        if super::global::to_global(w.list, w.hot, given, &local, p, &cx.l6, w.forces) {
             return Ok(());
         }
     }
     for (k, &i) in picked.iter().enumerate() {
-        let c = &mut w.list[i];
+        let c = &w.list[i];
         let o = columns.output(k);
         // A finite sum has finite terms; the terms are tested one by one only when it is
         // not (which an overflow of the sum alone can cause).
@@ -313,13 +338,16 @@ fn run_law(
         let w_term = raw[i].weight;
         if c.ending {
             // The contact is over: only the dissipation of its last interval counts.
-            c.force = Vector3::zeros();
-            c.torque = [Vector3::zeros(); 2];
-            c.out = LawOutput {
+            let out = LawOutput {
                 friction: w_term * o.friction,
                 damping: w_term * o.damping,
                 ..LawOutput::default()
             };
+            let ended = Forces {
+                out,
+                ..Forces::default()
+            };
+            forces::store(w.forces, i, &ended);
             continue;
         }
         if !in_place {
@@ -347,7 +375,6 @@ fn run_law(
             hot(blocks::POINT + 1),
             hot(blocks::POINT + 2),
         );
-        c.force = f;
         // The force's moments with the lever arms of the L6Geom kinematics.
         let [t1, t2] = crate::l6geom::contact_torques(
             &point,
@@ -357,15 +384,20 @@ fn run_law(
             &f,
             &cx.l6,
         );
-        c.torque = [t1 - extra, t2 + extra];
         // Forces and energies of this term count `w_term` times; `out` keeps what the
         // ledger books (the law's own force stays in its local frame, unweighted).
-        c.out = LawOutput {
+        let out = LawOutput {
             elastic: w_term * o.elastic,
             friction: w_term * o.friction,
             damping: w_term * o.damping,
             ..o
         };
+        let pushed = Forces {
+            out,
+            force: f,
+            torque: [t1 - extra, t2 + extra],
+        };
+        forces::store(w.forces, i, &pushed);
     }
     Ok(())
 }

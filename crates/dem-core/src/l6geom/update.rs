@@ -397,7 +397,7 @@ pub(crate) fn update_block(
     block: &mut [f64],
     ks: &[usize],
     raw: &[RawGeom],
-    bodies: &[(usize, usize)],
+    bodies: &[[u32; 2]],
     p: &Particles,
     dt: f64,
     opt: &L6Options,
@@ -413,19 +413,13 @@ pub(crate) fn update_block(
 
 /// The first loop of [`update_block`]; the last contact is repeated up to a multiple of
 /// four.
-fn gather(
-    cols: &mut [f64],
-    ks: &[usize],
-    raw: &[RawGeom],
-    bodies: &[(usize, usize)],
-    p: &Particles,
-) {
+fn gather(cols: &mut [f64], ks: &[usize], raw: &[RawGeom], bodies: &[[u32; 2]], p: &Particles) {
     let n = ks.len();
     let last = ks[n - 1];
     let padded = ks.iter().chain(std::iter::repeat(&last));
     for (g, &k) in padded.take(n.next_multiple_of(4)).enumerate() {
         let r = &raw[k];
-        let (b1, b2) = bodies[k];
+        let [b1, b2] = bodies[k].map(|b| b as usize);
         let values = [
             r.normal.x, r.normal.y, r.normal.z, r.point.x, r.point.y, r.point.z, r.gap, r.radius1,
             r.radius2, r.area,

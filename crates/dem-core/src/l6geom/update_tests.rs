@@ -190,7 +190,7 @@ fn a_block_update_agrees_with_one_contact_at_a_time() {
             p.vel.push(v3(b.vel));
             p.angvel.push(v3(b.angvel));
         }
-        bodies.push((2 * k + 1, 2 * k));
+        bodies.push([2 * k as u32 + 1, 2 * k as u32]);
         // Body 1 is stored second: the bodies are read by id, not by position.
         p.pos.swap(2 * k, 2 * k + 1);
         p.vel.swap(2 * k, 2 * k + 1);
