@@ -175,6 +175,55 @@ fn a_run_writes_every_output() {
 }
 
 /// Waits for `path` to exist.
+#[test]
+fn frames_have_an_interval_of_their_own() {
+    // A ledger row every 20 steps, a VTK frame every 100: the rows do not bring frames.
+    let (dir, scene) = setup("frames", 4, 250, 20);
+    let text = std::fs::read_to_string(&scene).unwrap();
+    let framed = text.replace("output: (every: 20)", "output: (every: 20, frames: 100)");
+    assert_ne!(framed, text);
+    std::fs::write(&scene, framed).unwrap();
+    let out = dir.join("out");
+    ok(&dem(&["run", s(&scene), "--out", s(&out), "--quiet"]));
+    let csv = String::from_utf8(read(&out.join("energy.csv"))).unwrap();
+    let rows: Vec<u64> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    let expected: Vec<u64> = (0..=240).step_by(20).chain([249]).collect();
+    assert_eq!(rows, expected, "a row every 20 steps and at the last");
+    let pvd = out.join("particles.pvd");
+    let sets = read_vtk(&[&pvd])[s(&pvd)]["datasets"].clone();
+    let listed: Vec<&str> = sets
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d[1].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        [0, 100, 200, 250].map(|k| format!("particles_{k:09}.vtu"))
+    );
+    let mut vtu: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("particles_"))
+        .collect();
+    vtu.sort();
+    assert_eq!(vtu, listed, "no other frame files");
+
+    // `frames: 0` is refused, naming the field.
+    let zero = std::fs::read_to_string(&scene)
+        .unwrap()
+        .replace("frames: 100", "frames: 0");
+    std::fs::write(&scene, zero).unwrap();
+    let refused = dem(&["check", s(&scene)]);
+    assert!(!refused.status.success());
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(message.contains("output.frames"), "{message}");
+}
+
 fn wait_for(path: &Path, child: &mut Child) {
     let start = Instant::now();
     while !path.exists() {

@@ -145,6 +145,7 @@ pub fn drive(
         remove_stale_temporary(&checkpoint);
     }
     let every = sim.scene.output.every.max(1);
+    let frames_every = sim.scene.output.frames_every();
     let mode = if writes { opts.mode } else { Mode::Quiet };
     let progress = Progress::start(mode, sim.step, sim.end_step);
     let (start, first_step, wall_before) = (Instant::now(), sim.step, record.wall);
@@ -191,8 +192,8 @@ pub fn drive(
                 progress.report(sim.step, sim.end_step, sim.time, contacts, total, rate);
             }
         }
-        // Frames at the steps of the energy rows (positions at that step), and the last.
-        if sim.step.is_multiple_of(every) || sim.step == sim.end_step {
+        // Frames every `output.frames` steps (positions at that step), and the last.
+        if sim.step.is_multiple_of(frames_every) || sim.step == sim.end_step {
             record.frames.push((sim.step, sim.time));
             frame(dir, &mut sim, &record.frames)?;
         }

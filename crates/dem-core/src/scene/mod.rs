@@ -399,6 +399,8 @@ pub enum Duration {
 pub struct OutputSpec {
     /// Steps between two ledger rows (and progress reports).
     pub every: u64,
+    /// Steps between two VTK frames; `None`: `every` (a frame at each ledger row).
+    pub frames: Option<u64>,
     /// Where `stress.csv` averages the stress without a periodic cell (with one, over the
     /// cell); no `stress.csv` without either. See [`crate::stress`].
     pub stress: Option<crate::stress::Region>,
@@ -408,8 +410,16 @@ impl Default for OutputSpec {
     fn default() -> Self {
         OutputSpec {
             every: 1000,
+            frames: None,
             stress: None,
         }
+    }
+}
+
+impl OutputSpec {
+    /// Steps between two VTK frames (at least 1).
+    pub fn frames_every(&self) -> u64 {
+        self.frames.unwrap_or(self.every).max(1)
     }
 }
 

@@ -145,6 +145,10 @@ impl Simulation {
                 scene.error("output.every: must be at least 1 (steps between two outputs), got 0")
             );
         }
+        if scene.output.frames == Some(0) {
+            return Err(scene
+                .error("output.frames: must be at least 1 (steps between two VTK frames), got 0"));
+        }
         let g = scene.gravity;
         if !g.iter().all(|x| x.abs() <= MAX_GRAVITY) {
             return Err(scene.error(format!(
