@@ -224,6 +224,117 @@ fn frames_have_an_interval_of_their_own() {
     assert!(message.contains("output.frames"), "{message}");
 }
 
+/// The numbers of a CSV text's rows (the header left out), each row's fields parsed.
+fn csv_rows(text: &str) -> Vec<Vec<f64>> {
+    let rows = text.lines().skip(1);
+    rows.map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect()
+}
+
+#[test]
+fn tracked_particles_and_their_contacts_are_written_as_rows() {
+    // The box's six walls (ids 0 to 5) and a sphere of the lattice, which starts just
+    // above the floor.
+    let (dir, scene) = setup("tracked", 4, 100, 25);
+    let text = std::fs::read_to_string(&scene).unwrap();
+    let tracked = text
+        .replace(
+            "output: (every: 25)",
+            "output: (every: 25, track: [0, 1, 2, 3, 4, 5, 30])",
+        )
+        .replace(
+            "origin: (0.002, 0.002, 0.002)",
+            "origin: (0.002, 0.002, 0.00101)",
+        );
+    std::fs::write(&scene, tracked).unwrap();
+    let out = dir.join("out");
+    ok(&dem(&["run", s(&scene), "--out", s(&out), "--quiet"]));
+
+    // A row per tracked particle at steps 0, 25, ..., 100; the last rows are the final
+    // state that particles.csv holds.
+    let rows = csv_rows(&String::from_utf8(read(&out.join("tracked.csv"))).unwrap());
+    let keys: Vec<(u64, u64)> = rows.iter().map(|r| (r[0] as u64, r[2] as u64)).collect();
+    let ids = [0, 1, 2, 3, 4, 5, 30];
+    let expected: Vec<(u64, u64)> = (0..=100)
+        .step_by(25)
+        .flat_map(|s| ids.map(|id| (s, id)))
+        .collect();
+    assert_eq!(keys, expected);
+    let finals = csv_rows(
+        &String::from_utf8(read(&out.join("particles.csv")))
+            .unwrap()
+            .lines()
+            .map(|l| l.replace("Sphere,", "0,").replace("Wall,", "1,"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    // Printed with 13 significant digits (particles.csv: as many as round-trip).
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs());
+    for row in &rows[rows.len() - ids.len()..] {
+        let id = row[2] as usize;
+        let last = &finals[id];
+        // particles.csv: id,kind,x,y,z,vx,vy,vz,wx,wy,wz,radius,fx,fy,fz.
+        let want = [&last[2..11], &last[12..15]].concat();
+        let got = [&row[3..12], &row[12..15]].concat();
+        for (&g, &w) in got.iter().zip(&want) {
+            assert!(close(g, w), "{id}: {got:?} {want:?}");
+        }
+    }
+
+    // The contacts of the tracked particles at the last step are those of the last VTK
+    // frame, with the same normal and force.
+    let rows = csv_rows(&String::from_utf8(read(&out.join("tracked_contacts.csv"))).unwrap());
+    let last: Vec<&Vec<f64>> = rows.iter().filter(|r| r[0] == 100.0).collect();
+    assert!(!last.is_empty(), "the spheres touch the floor at the end");
+    let path = out.join("contacts_000000100.vtu");
+    let vtk = &read_vtk(&[&path])[s(&path)]["cell_data"];
+    let values = |name: &str| -> Vec<f64> {
+        let v = vtk[name]["values"].as_array().unwrap();
+        v.iter().map(|x| x.as_f64().unwrap()).collect()
+    };
+    let (id1, id2) = (values("id1"), values("id2"));
+    let (normal, f_n, f_t) = (
+        values("normal"),
+        values("normal_force_vector"),
+        values("tangential_force"),
+    );
+    let listed = (0..id1.len())
+        .filter(|&k| ids.iter().any(|&t| [id1[k], id2[k]].contains(&(t as f64))))
+        .count();
+    assert_eq!(
+        last.len(),
+        listed,
+        "every contact of a tracked particle, once"
+    );
+    for row in last {
+        let k = (0..id1.len())
+            .find(|&k| (id1[k], id2[k]) == (row[2], row[3]))
+            .expect("the contact is in the frame");
+        let force: Vec<f64> = (0..3).map(|c| f_n[3 * k + c] + f_t[3 * k + c]).collect();
+        let size = force.iter().map(|f| f.abs()).fold(0.0, f64::max);
+        for c in 0..3 {
+            assert!(close(row[7 + c], normal[3 * k + c]) || normal[3 * k + c] == 0.0);
+            assert!(
+                (row[10 + c] - force[c]).abs() <= 1e-11 * size,
+                "{row:?} {force:?}"
+            );
+        }
+    }
+
+    // An id no particle has is refused, naming the field.
+    let wrong = std::fs::read_to_string(&scene)
+        .unwrap()
+        .replace("track: [0, 1, 2, 3, 4, 5, 30]", "track: [2, 500]");
+    std::fs::write(&scene, wrong).unwrap();
+    let refused = dem(&["check", s(&scene)]);
+    assert!(!refused.status.success());
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("output.track") && message.contains("500"),
+        "{message}"
+    );
+}
+
 fn wait_for(path: &Path, child: &mut Child) {
     let start = Instant::now();
     while !path.exists() {
@@ -240,6 +351,13 @@ fn wait_for(path: &Path, child: &mut Child) {
 #[test]
 fn ctrl_c_writes_a_checkpoint_and_resume_finishes_the_same_run() {
     let (dir, scene) = setup("interrupt", 10, 6000, 500);
+    // Tracked particles too: their rows go on from the checkpoint's.
+    let text = std::fs::read_to_string(&scene).unwrap();
+    let tracked = text.replace(
+        "output: (every: 500)",
+        "output: (every: 500, track: [0, 77])",
+    );
+    std::fs::write(&scene, tracked).unwrap();
     let whole = dir.join("whole");
     ok(&dem(&["run", s(&scene), "--out", s(&whole), "--quiet"]));
 
@@ -273,6 +391,8 @@ fn ctrl_c_writes_a_checkpoint_and_resume_finishes_the_same_run() {
         "energy.csv",
         "particles_000006000.vtu",
         "contacts.pvd",
+        "tracked.csv",
+        "tracked_contacts.csv",
     ] {
         assert!(
             read(&parts.join(file)) == read(&whole.join(file)),

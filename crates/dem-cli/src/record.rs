@@ -1,9 +1,10 @@
 //! What the front end remembers of a run, saved inside each checkpoint so that a resumed
 //! run writes the same `energy.csv`, `meshes.csv`, `.pvd` collections, plot and summary as an
 //! uninterrupted one: the energy rows, the mesh loads, the output frames and the run statistics,
-//! and the run's id.
+//! the tracked particles' rows, and the run's id.
 
 use crate::output::{EnergyRow, FlowRow, MeshRow, StressRow};
+use dem_core::tracked::{TrackedContactRow, TrackedRow};
 use serde::{Deserialize, Serialize};
 
 /// The run so far.
@@ -27,6 +28,30 @@ pub struct RunRecord {
     pub wall: f64,
     /// Steps done by earlier sessions.
     pub resumed_at: Vec<u64>,
+    /// Rows of `tracked.csv` and `tracked_contacts.csv`: encoded after the fields above
+    /// (see [`RunRecord::to_bytes`]), so that a checkpoint written before they existed
+    /// still decodes.
+    #[serde(skip)]
+    pub tracked: (Vec<TrackedRow>, Vec<TrackedContactRow>),
+}
+
+impl RunRecord {
+    /// The record as a checkpoint holds it: the fields, then the tracked rows.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = postcard::to_stdvec(self).expect("a run record always encodes");
+        let tracked = postcard::to_stdvec(&self.tracked).expect("rows always encode");
+        bytes.extend(tracked);
+        bytes
+    }
+
+    /// The record of [`RunRecord::to_bytes`] (or of a checkpoint without tracked rows).
+    pub fn from_bytes(bytes: &[u8]) -> Result<RunRecord, postcard::Error> {
+        let (mut record, rest) = postcard::take_from_bytes::<RunRecord>(bytes)?;
+        if !rest.is_empty() {
+            record.tracked = postcard::from_bytes(rest)?;
+        }
+        Ok(record)
+    }
 }
 
 impl RunRecord {
@@ -72,6 +97,24 @@ impl RunRecord {
 mod tests {
     use super::*;
     use dem_core::energy::Ledger;
+
+    #[test]
+    fn tracked_rows_round_trip_and_an_older_record_still_decodes() {
+        let mut r = RunRecord {
+            id: "run".into(),
+            ..RunRecord::default()
+        };
+        r.frames.push((10, 0.5));
+        let older = postcard::to_stdvec(&r).unwrap();
+        r.tracked.0.push((10, 0.5, 3, [1.5; 15]));
+        r.tracked.1.push((10, 0.5, 3, 7, [-2.0; 10]));
+        let back = RunRecord::from_bytes(&r.to_bytes()).unwrap();
+        assert_eq!((back.id.as_str(), &back.frames), ("run", &r.frames));
+        assert_eq!(back.tracked, r.tracked);
+        let old = RunRecord::from_bytes(&older).unwrap();
+        assert_eq!(old.frames, r.frames);
+        assert!(old.tracked.0.is_empty() && old.tracked.1.is_empty());
+    }
 
     #[test]
     fn contact_statistics() {

@@ -85,7 +85,7 @@ pub fn record_of(ck: &Checkpoint, path: &Path) -> Result<RunRecord, DemError> {
             ..RunRecord::default()
         });
     }
-    postcard::from_bytes(&ck.extra).map_err(|e| {
+    RunRecord::from_bytes(&ck.extra).map_err(|e| {
         failure(format!(
             "corrupted checkpoint: cannot decode the run record: {e}"
         ))
@@ -99,7 +99,7 @@ fn save(
     record: &RunRecord,
     path: &Path,
 ) -> Result<(), DemError> {
-    let extra = postcard::to_stdvec(record).expect("a run record always encodes");
+    let extra = record.to_bytes();
     let bytes = sim.as_one_process(|sim| Checkpoint::capture(sim, plugins, extra).to_bytes())?;
     if !sim.writes() {
         return Ok(());
@@ -155,6 +155,7 @@ pub fn drive(
     if sim.step == 0 && record.frames.is_empty() {
         record.frames.push((0, sim.time));
         frame(dir, &mut sim, &record.frames)?;
+        write_tracked(dir, &mut sim, &mut record)?;
     }
     while sim.step < sim.end_step {
         let t = sim.time;
@@ -192,10 +193,14 @@ pub fn drive(
                 progress.report(sim.step, sim.end_step, sim.time, contacts, total, rate);
             }
         }
-        // Frames every `output.frames` steps (positions at that step), and the last.
+        // Frames every `output.frames` steps (positions at that step), and the last; the
+        // tracked particles' rows at the same moments every `output.every` steps.
         if sim.step.is_multiple_of(frames_every) || sim.step == sim.end_step {
             record.frames.push((sim.step, sim.time));
             frame(dir, &mut sim, &record.frames)?;
+        }
+        if sim.step.is_multiple_of(every) || sim.step == sim.end_step {
+            write_tracked(dir, &mut sim, &mut record)?;
         }
         let due = opts
             .checkpoint_every
@@ -289,6 +294,30 @@ fn write_rows(
     Ok(())
 }
 
+/// Books the rows of the tracked particles and their contacts now (`output.track`, at the
+/// steps of the frames' schedule of `output.every`) and rewrites `tracked.csv` and
+/// `tracked_contacts.csv`. Among ranks, every rank calls it (rank 0 writes).
+fn write_tracked(dir: &Path, sim: &mut Simulation, record: &mut RunRecord) -> Result<(), DemError> {
+    let track = sim.scene.output.track.clone();
+    if track.is_empty() {
+        return Ok(());
+    }
+    let (step, time) = (sim.step, sim.time);
+    let (particles, contacts) =
+        sim.as_one_process(|sim| dem_core::tracked::rows(step, time, sim, &track))?;
+    record.tracked.0.extend(particles);
+    record.tracked.1.extend(contacts);
+    if !sim.writes() {
+        return Ok(());
+    }
+    let path = dir.join("tracked.csv");
+    let text = dem_core::tracked::particles_csv(&record.tracked.0);
+    write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
+    let path = dir.join("tracked_contacts.csv");
+    let text = dem_core::tracked::contacts_csv(&record.tracked.1);
+    write_atomic(&path, text.as_bytes()).map_err(io(&path))
+}
+
 /// Removes the temporary file a checkpoint write killed midway left beside `checkpoint`
 /// (the checkpoint itself is whole: it is replaced only once its successor is complete).
 fn remove_stale_temporary(checkpoint: &Path) {
@@ -350,6 +379,9 @@ fn files_written(
     }
     if !record.flow.is_empty() {
         files.push("flow.csv".to_string());
+    }
+    if !record.tracked.0.is_empty() || !record.tracked.1.is_empty() {
+        files.push("tracked.csv and tracked_contacts.csv".to_string());
     }
     if png.exists() {
         files.push(name(png));

@@ -53,6 +53,7 @@ pub mod team;
 pub mod template;
 pub mod threads;
 pub mod timing;
+pub mod tracked;
 pub mod vtk;
 pub(crate) mod workers;
 

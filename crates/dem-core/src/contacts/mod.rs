@@ -244,8 +244,8 @@ impl Contacts {
         std::mem::size_of::<Slot>()
     }
 
-    /// Bytes stored per contact: the contact, its L6Geom and onset data, its law state
-    /// and, in scenes with mesh facets or polyhedra, its geometry record.
+    /// Bytes stored per contact: the contact, its L6Geom and onset data, its law state,
+    /// its forces and, in scenes with mesh facets or polyhedra, its geometry record.
     pub fn bytes_per_contact(&self) -> usize {
         let raw = if self.geometry_first {
             std::mem::size_of::<RawGeom>()

@@ -46,8 +46,9 @@ pub(super) struct Work<'w> {
 }
 
 /// Lifecycle, L6Geom and law of every contact; contacts at index `fresh` and beyond were
-/// created this step (their L6Geom is new). `blocks` are the contacts' hot, law state and
-/// force blocks. Fills the force blocks and `out` for the gather.
+/// created this step (their L6Geom is new). `hot` and `state` are the contacts' blocks,
+/// `forces` what they push onto their bodies, which this fills, with `out`, for the
+/// gather.
 pub(super) fn law<'a>(
     cx: &StepContext<'a>,
     list: &mut [Contact],

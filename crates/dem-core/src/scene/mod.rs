@@ -401,6 +401,9 @@ pub struct OutputSpec {
     pub every: u64,
     /// Steps between two VTK frames; `None`: `every` (a frame at each ledger row).
     pub frames: Option<u64>,
+    /// Scene ids of the particles whose state and contacts are written at every output
+    /// step (`tracked.csv`, `tracked_contacts.csv`; see [`crate::tracked`]).
+    pub track: Vec<u64>,
     /// Where `stress.csv` averages the stress without a periodic cell (with one, over the
     /// cell); no `stress.csv` without either. See [`crate::stress`].
     pub stress: Option<crate::stress::Region>,
@@ -411,6 +414,7 @@ impl Default for OutputSpec {
         OutputSpec {
             every: 1000,
             frames: None,
+            track: Vec::new(),
             stress: None,
         }
     }

@@ -149,6 +149,14 @@ impl Simulation {
             return Err(scene
                 .error("output.frames: must be at least 1 (steps between two VTK frames), got 0"));
         }
+        let count = particles.len() as u64;
+        if let Some(id) = scene.output.track.iter().find(|&&id| id >= count) {
+            return Err(scene.error(format!(
+                "output.track: no particle has id {id} (the scene starts with {count} \
+                 particles, walls included: ids 0 to {})",
+                count.saturating_sub(1)
+            )));
+        }
         let g = scene.gravity;
         if !g.iter().all(|x| x.abs() <= MAX_GRAVITY) {
             return Err(scene.error(format!(
