@@ -214,7 +214,15 @@ impl Integrator {
     fn advance(&self, mut c: Chunk<'_>) -> Energies {
         let dt = self.dt;
         let mut e = Energies::default();
-        for i in 0..c.pos.len() {
+        // Every column cut to the chunk's length, so that one test of an index covers
+        // them all.
+        let n = c.pos.len();
+        c.vel = &mut std::mem::take(&mut c.vel)[..n];
+        c.ori = &mut std::mem::take(&mut c.ori)[..n];
+        c.angvel = &mut std::mem::take(&mut c.angvel)[..n];
+        (c.mass, c.inertia, c.blocked) = (&c.mass[..n], &c.inertia[..n], &c.blocked[..n]);
+        (c.force, c.torque) = (&c.force[..n], &c.torque[..n]);
+        for i in 0..n {
             let m = c.mass[i];
             let blocked = c.blocked[i];
             let inertia = c.inertia[i];
