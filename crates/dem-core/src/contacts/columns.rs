@@ -208,23 +208,26 @@ impl LawColumns {
         (self.len, self.slots) = (n, slots);
     }
 
-    /// Writes what the blocks do not hold of contact `k` of the batch: its bodies' masses
-    /// and materials, and its flags.
+    /// Writes what the blocks do not hold of the contacts of the batch, in order: their
+    /// bodies' masses and materials, and their flags (`new`, `last`).
     #[inline(always)]
-    pub(super) fn write_pair(
+    pub(super) fn write_pairs(
         &mut self,
-        k: usize,
-        mass: [f64; 2],
-        material: [u32; 2],
-        new: bool,
-        last: bool,
+        pairs: impl Iterator<Item = ([f64; 2], [u32; 2], bool, bool)>,
     ) {
+        let n = self.len;
         let p = &mut self.pairs;
-        p.mass[0][k] = mass[0];
-        p.mass[1][k] = mass[1];
-        p.material[0][k] = material[0];
-        p.material[1][k] = material[1];
-        p.flags[k] = if new { FLAG_NEW } else { 0 } | if last { FLAG_LAST } else { 0 };
+        let [m0, m1] = &mut p.mass;
+        let [i0, i1] = &mut p.material;
+        let columns = m0[..n]
+            .iter_mut()
+            .zip(&mut m1[..n])
+            .zip(i0[..n].iter_mut().zip(&mut i1[..n]))
+            .zip(&mut p.flags[..n]);
+        for ((((m0, m1), (i0, i1)), flags), (mass, material, new, last)) in columns.zip(pairs) {
+            (*m0, *m1, *i0, *i1) = (mass[0], mass[1], material[0], material[1]);
+            *flags = if new { FLAG_NEW } else { 0 } | if last { FLAG_LAST } else { 0 };
+        }
     }
 
     /// Writes the copies of contact `k` of the batch: its geometry, onset data and law

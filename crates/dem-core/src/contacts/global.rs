@@ -110,7 +110,8 @@ pub(super) fn to_global(
     let n = list.len();
     let hot = &hot[..blocks::HOT * blocks::PITCH];
     let mut first = 0;
-    let all = (list, raw, pairs);
+    // Cut to the chunk's length, so that one test of an index covers them all.
+    let all = (list, &raw[..n], &pairs[..n]);
     while first + 4 <= n {
         let at = [first, first + 1, first + 2, first + 3];
         if !group::<true>(all, hot, local, p, opt, &at, forces) {

@@ -275,17 +275,17 @@ fn run_law(
     let in_place = picked.len() == w.list.len();
     let columns = &mut scratch.law;
     columns.resize(picked.len(), law.state_len, !in_place);
-    for (k, &i) in picked.iter().enumerate() {
+    columns.write_pairs(picked.iter().map(|&i| {
         let c = &w.list[i];
         let [b1, b2] = pairs[i].map(|b| b as usize);
-        columns.write_pair(
-            k,
+        let (mass, material) = (
             [p.law_mass(b1), p.law_mass(b2)],
             [p.material[b1], p.material[b2]],
-            c.new,
-            c.ending,
         );
-        if !in_place {
+        (mass, material, c.new, c.ending)
+    }));
+    if !in_place {
+        for (k, &i) in picked.iter().enumerate() {
             let (l6, onset) = (blocks::load(w.hot, i), blocks::onset(w.hot, i));
             columns.write_copies(k, &l6, &onset, w.state, i);
         }
