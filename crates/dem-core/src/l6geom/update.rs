@@ -415,6 +415,12 @@ pub(crate) fn update_block(
 /// four.
 fn gather(cols: &mut [f64], ks: &[usize], raw: &[RawGeom], bodies: &[[u32; 2]], p: &Particles) {
     let n = ks.len();
+    // A chunk's contacts: every place `g` below is inside a column, and the particle
+    // columns cut to one length take one test of an index.
+    assert!(n <= hot::PITCH - 4, "at most a chunk of contacts");
+    let cols = &mut cols[..GATHERED * hot::PITCH];
+    let m = p.pos.len();
+    let (pos, vel, angvel) = (&p.pos[..m], &p.vel[..m], &p.angvel[..m]);
     let last = ks[n - 1];
     let padded = ks.iter().chain(std::iter::repeat(&last));
     for (g, &k) in padded.take(n.next_multiple_of(4)).enumerate() {
@@ -428,7 +434,7 @@ fn gather(cols: &mut [f64], ks: &[usize], raw: &[RawGeom], bodies: &[[u32; 2]], 
             cols[f * hot::PITCH + g] = v;
         }
         for (i, b) in [b1, b2].into_iter().enumerate() {
-            for (j, v) in [&p.pos[b], &p.vel[b], &p.angvel[b]].into_iter().enumerate() {
+            for (j, v) in [&pos[b], &vel[b], &angvel[b]].into_iter().enumerate() {
                 let f = 10 + 9 * i + 3 * j;
                 cols[f * hot::PITCH + g] = v.x;
                 cols[(f + 1) * hot::PITCH + g] = v.y;
