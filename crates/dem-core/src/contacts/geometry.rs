@@ -114,11 +114,11 @@ fn check_terms(
 pub(super) fn pairs_of(list: &[Contact], pairs: &mut Vec<[u32; 2]>, features: &mut Vec<u32>) {
     pairs.clear();
     features.clear();
-    for c in list {
+    pairs.extend(list.iter().map(|c| {
         let (b1, b2) = c.bodies();
-        pairs.push([b1 as u32, b2 as u32]);
-        features.push(u32::from(c.feature));
-    }
+        [b1 as u32, b2 as u32]
+    }));
+    features.extend(list.iter().map(|c| u32::from(c.feature)));
 }
 
 /// Geometry of every contact (all live at this point) into `raw`, in items of
