@@ -147,7 +147,8 @@ pub(crate) fn run_lanes<L: LaneLaw>(
     lanes_of(law, view, state, out, current);
 }
 
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512vl+avx2+fma"))]
+// AVX-512 first: `multiversion` runs the first target the CPU has.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
 fn lanes_of<L: LaneLaw>(
     law: &L,
     view: &LawView<'_>,

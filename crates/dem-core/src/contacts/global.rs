@@ -96,7 +96,8 @@ fn positions(pairs: &[[u32; 2]], p: &Particles, at: &[usize; 4], body: usize) ->
 /// (see [`super::forces`]; `hot` its hot block, `raw` its geometry, `pairs` its bodies, `local` the
 /// law's output for all of them), four at a time. Returns false, before any contact is
 /// written, when an output is not finite.
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512vl+avx2+fma"))]
+// AVX-512 first: `multiversion` runs the first target the CPU has.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn to_global(
     list: &[Contact],

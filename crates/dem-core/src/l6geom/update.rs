@@ -444,7 +444,8 @@ fn gather(cols: &mut [f64], ks: &[usize], raw: &[RawGeom], bodies: &[[u32; 2]], 
     }
 }
 
-#[multiversion::multiversion(targets("x86_64+avx2+fma", "x86_64+avx512f+avx512vl+avx2+fma"))]
+// AVX-512 first: `multiversion` runs the first target the CPU has.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
 fn update_groups(block: &mut [f64], ks: &[usize], cols: &[f64], dt: f64, opt: &L6Options) {
     let block = hot::whole(block);
     let cols = &cols[..GATHERED * hot::PITCH];
