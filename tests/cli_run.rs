@@ -214,14 +214,19 @@ fn frames_have_an_interval_of_their_own() {
     assert_eq!(vtu, listed, "no other frame files");
 
     // `frames: 0` is refused, naming the field.
-    let zero = std::fs::read_to_string(&scene)
-        .unwrap()
-        .replace("frames: 100", "frames: 0");
-    std::fs::write(&scene, zero).unwrap();
-    let refused = dem(&["check", s(&scene)]);
-    assert!(!refused.status.success());
-    let message = String::from_utf8_lossy(&refused.stderr);
+    let message = refused_with(&scene, ("frames: 100", "frames: 0"));
     assert!(message.contains("output.frames"), "{message}");
+}
+
+/// What `dem check` says of `scene` with `change.0` replaced by `change.1`, which it must
+/// refuse.
+fn refused_with(scene: &Path, change: (&str, &str)) -> String {
+    let text = std::fs::read_to_string(scene).unwrap();
+    assert!(text.contains(change.0), "{}", change.0);
+    std::fs::write(scene, text.replace(change.0, change.1)).unwrap();
+    let refused = dem(&["check", s(scene)]);
+    assert!(!refused.status.success());
+    String::from_utf8_lossy(&refused.stderr).into_owned()
 }
 
 /// The numbers of a CSV text's rows (the header left out), each row's fields parsed.
@@ -322,13 +327,7 @@ fn tracked_particles_and_their_contacts_are_written_as_rows() {
     }
 
     // An id no particle has is refused, naming the field.
-    let wrong = std::fs::read_to_string(&scene)
-        .unwrap()
-        .replace("track: [0, 1, 2, 3, 4, 5, 30]", "track: [2, 500]");
-    std::fs::write(&scene, wrong).unwrap();
-    let refused = dem(&["check", s(&scene)]);
-    assert!(!refused.status.success());
-    let message = String::from_utf8_lossy(&refused.stderr);
+    let message = refused_with(&scene, ("track: [0, 1, 2, 3, 4, 5, 30]", "track: [2, 500]"));
     assert!(
         message.contains("output.track") && message.contains("500"),
         "{message}"

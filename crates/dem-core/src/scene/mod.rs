@@ -9,6 +9,7 @@ mod generators;
 pub mod geometric_epsilon;
 pub(crate) mod material_choice;
 mod mesh_body;
+mod output_spec;
 mod placement;
 pub(crate) use placement::triangle_distance;
 mod polyhedra;
@@ -22,6 +23,7 @@ mod unique_names;
 
 pub use generators::{expand_bodies, Boundaries, MAX_COORDINATE};
 pub use material_choice::MaterialChoice;
+pub use output_spec::OutputSpec;
 pub use settings::{BroadPhase, ContactSettings, L6Options, SparsifySettings};
 pub use size_distribution::{Basis, Radius};
 
@@ -391,40 +393,6 @@ pub enum Duration {
     Steps(u64),
     /// Simulated time, s.
     Time(f64),
-}
-
-/// Output settings.
-#[derive(Deserialize, Debug, Clone)]
-#[serde(default, deny_unknown_fields)]
-pub struct OutputSpec {
-    /// Steps between two ledger rows (and progress reports).
-    pub every: u64,
-    /// Steps between two VTK frames; `None`: `every` (a frame at each ledger row).
-    pub frames: Option<u64>,
-    /// Scene ids of the particles whose state and contacts are written at every output
-    /// step (`tracked.csv`, `tracked_contacts.csv`; see [`crate::tracked`]).
-    pub track: Vec<u64>,
-    /// Where `stress.csv` averages the stress without a periodic cell (with one, over the
-    /// cell); no `stress.csv` without either. See [`crate::stress`].
-    pub stress: Option<crate::stress::Region>,
-}
-
-impl Default for OutputSpec {
-    fn default() -> Self {
-        OutputSpec {
-            every: 1000,
-            frames: None,
-            track: Vec::new(),
-            stress: None,
-        }
-    }
-}
-
-impl OutputSpec {
-    /// Steps between two VTK frames (at least 1).
-    pub fn frames_every(&self) -> u64 {
-        self.frames.unwrap_or(self.every).max(1)
-    }
 }
 
 /// A scene file as written.

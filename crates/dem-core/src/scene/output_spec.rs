@@ -1,0 +1,39 @@
+//! The scene's `output` block: plain serde data, read with the scene; the front ends
+//! (`dem run`, the Python module) act on it.
+
+use serde::Deserialize;
+
+/// Output settings.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(default, deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Steps between two ledger rows (and progress reports).
+    pub every: u64,
+    /// Steps between two VTK frames; `None`: `every` (a frame at each ledger row).
+    pub frames: Option<u64>,
+    /// Scene ids of the particles whose state and contacts are written at step 0, every
+    /// `every` steps and the last (`tracked.csv`, `tracked_contacts.csv`; see
+    /// [`crate::tracked`]).
+    pub track: Vec<u64>,
+    /// Where `stress.csv` averages the stress without a periodic cell (with one, over the
+    /// cell); no `stress.csv` without either. See [`crate::stress`].
+    pub stress: Option<crate::stress::Region>,
+}
+
+impl Default for OutputSpec {
+    fn default() -> Self {
+        OutputSpec {
+            every: 1000,
+            frames: None,
+            track: Vec::new(),
+            stress: None,
+        }
+    }
+}
+
+impl OutputSpec {
+    /// Steps between two VTK frames (at least 1).
+    pub fn frames_every(&self) -> u64 {
+        self.frames.unwrap_or(self.every).max(1)
+    }
+}
