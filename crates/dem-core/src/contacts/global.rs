@@ -1,7 +1,7 @@
 //! Local to global: the force and torques of a chunk's contacts in the global frame, from
 //! the law's output (local frame), the contact's frame, point and branch lengths (its hot
 //! block) and its bodies' positions, four contacts at a time, written with the law's output
-//! into the chunk's force block (see [`super::forces`]), which the gather reads. The same
+//! into the chunk's forces (see [`super::forces`]), which the gather reads. The same
 //! arithmetic as the law pass's contact-by-contact loop ([`super::step`]), which runs
 //! instead for a chunk that mixes laws or whose law returned a non-finite value (to name
 //! the contact).
@@ -92,9 +92,9 @@ fn positions(pairs: &[[u32; 2]], p: &Particles, at: &[usize; 4], body: usize) ->
     )
 }
 
-/// Writes the [`Forces`](super::Forces) of every contact of a chunk into its `forces`
-/// (see [`super::forces`]; `hot` its hot block, `raw` its geometry, `pairs` its bodies, `local` the
-/// law's output for all of them), four at a time. Returns false, before any contact is
+/// Writes the [`Forces`](super::Forces) of every contact of a chunk into its `forces` (see
+/// [`super::forces`]; `hot` its hot block, `raw` its geometry, `pairs` its bodies, `local`
+/// the law's output for all of them), four at a time. Returns false, before any contact is
 /// written, when an output is not finite.
 // AVX-512 first: `multiversion` runs the first target the CPU has.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
