@@ -97,59 +97,9 @@ fn build_c_plugin(name: &str, flags: &[&str]) -> PathBuf {
     lib
 }
 
-/// Builds examples/plugin-template out of tree: copied to a temporary directory, its
-/// dem-api dependency pointed at this checkout by absolute path, as a researcher would.
+/// Builds examples/plugin-template out of tree, as a researcher would.
 fn build_template() -> PathBuf {
-    let work = std::env::temp_dir().join(format!("dem-template-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(work.join("src")).unwrap();
-    let template = root().join("examples/plugin-template");
-    std::fs::copy(template.join("src/lib.rs"), work.join("src/lib.rs")).unwrap();
-    let manifest = std::fs::read_to_string(template.join("Cargo.toml")).unwrap();
-    let api = root().join("crates/dem-api");
-    let manifest = manifest.replace(
-        "path = \"../../crates/dem-api\"",
-        &format!("path = {:?}", api.display().to_string()),
-    );
-    assert!(manifest.contains(&api.display().to_string()));
-    std::fs::write(work.join("Cargo.toml"), manifest).unwrap();
-    // The workspace's dependency versions, so no registry look-up is needed.
-    std::fs::copy(root().join("Cargo.lock"), work.join("Cargo.lock")).unwrap();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(&work)
-        .args([
-            "build",
-            "--offline",
-            "--message-format=json-render-diagnostics",
-        ])
-        // The plugins' target directory: dem-api and its dependencies are built already.
-        .env(
-            "CARGO_TARGET_DIR",
-            root().join("target").join("test-plugins"),
-        )
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "building the template failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lib = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|m| m["target"]["name"] == "law_template")
-        .find_map(|m| {
-            m["filenames"]
-                .as_array()?
-                .iter()
-                .filter_map(|f| f.as_str())
-                .find(|f| f.ends_with(std::env::consts::DLL_EXTENSION))
-                .map(PathBuf::from)
-        })
-        .expect("cargo reports the template library");
-    let _ = std::fs::remove_dir_all(&work);
-    lib
+    dem_verification::build_out_of_tree(&root().join("examples/plugin-template"), "law_template")
 }
 
 /// Two spheres meeting head-on at 0.5 m/s each with `law` from `lib` (and the workspace's

@@ -83,6 +83,69 @@ pub fn build_plugins(packages: &[&str]) -> Vec<PathBuf> {
     libs
 }
 
+/// Builds the plugin crate in `dir` (a `Cargo.toml` and `src/lib.rs` outside the
+/// workspace, with `dem-api = { path = "../../crates/dem-api" }`) out of tree: copied to a
+/// temporary directory, its dem-api dependency pointed at this checkout by absolute path,
+/// as a researcher would. Returns the path of its library `lib` (the library target's
+/// name), moved into `target/out-of-tree`: out of the directory where the tests' `dem`
+/// finds the workspace's plugins, so that its scenes never see it.
+pub fn build_out_of_tree(dir: &Path, lib: &str) -> PathBuf {
+    let work = std::env::temp_dir().join(format!("dem-{lib}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    std::fs::copy(dir.join("src/lib.rs"), work.join("src/lib.rs")).unwrap();
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let api = root().join("crates/dem-api");
+    let manifest = manifest.replace(
+        "path = \"../../crates/dem-api\"",
+        &format!("path = {:?}", api.display().to_string()),
+    );
+    assert!(manifest.contains(&api.display().to_string()));
+    std::fs::write(work.join("Cargo.toml"), manifest).unwrap();
+    // The workspace's dependency versions, so no registry look-up is needed.
+    std::fs::copy(root().join("Cargo.lock"), work.join("Cargo.lock")).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(&work)
+        .args([
+            "build",
+            "--offline",
+            "--message-format=json-render-diagnostics",
+        ])
+        // The plugins' target directory: dem-api and its dependencies are built already.
+        .env(
+            "CARGO_TARGET_DIR",
+            root().join("target").join("test-plugins"),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "building {} failed:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["target"]["name"] == lib)
+        .find_map(|m| {
+            m["filenames"]
+                .as_array()?
+                .iter()
+                .filter_map(|f| f.as_str())
+                .find(|f| f.ends_with(std::env::consts::DLL_EXTENSION))
+                .map(PathBuf::from)
+        })
+        .unwrap_or_else(|| panic!("cargo reports the library {lib}"));
+    let _ = std::fs::remove_dir_all(&work);
+    let kept = root().join("target/out-of-tree");
+    std::fs::create_dir_all(&kept).unwrap();
+    let moved = kept.join(path.file_name().unwrap());
+    std::fs::rename(&path, &moved).unwrap();
+    moved
+}
+
 /// All workspace plugins, built once per test binary and loaded.
 pub fn plugins() -> &'static PluginSet {
     static SET: OnceLock<PluginSet> = OnceLock::new();

@@ -9,6 +9,7 @@
 use crate::batch::{GeomBatch, LawBatch, LawOutColumns, StateColumns};
 use crate::geom::RawGeom;
 use crate::law::LawPair;
+use crate::reads::{GeomReads, LawReads};
 use abi_stable::sabi_trait;
 use abi_stable::std_types::{RBox, RResult, RSliceMut, RString};
 use abi_stable::StableAbi;
@@ -43,12 +44,10 @@ pub trait Cg2Functor: Send + Sync {
         out: RSliceMut<'_, RawGeom>,
     ) -> RResult<(), CallError>;
 
-    /// Number of `f64` slots of the functor's **pair cache** (geometry cache version 1,
-    /// dem-api 0.4): memory kept per candidate pair
-    /// (and term) from call to call, for temporal coherence, e.g. the last separating
-    /// direction of a pair that is apart. `0` (the default, and what a plugin built
-    /// before this method existed reports) means no cache: the solver then calls
-    /// [`Cg2Functor::geom_batch`] only. Asked once, after construction.
+    /// Number of `f64` slots of the functor's **pair cache**: memory kept per candidate
+    /// pair (and term) from call to call, for temporal coherence, e.g. the last
+    /// separating direction of a pair that is apart. `0` (the default) means no cache.
+    /// Asked once, after construction.
     ///
     /// The cache may only change how fast a result is found, **never its bits**: the
     /// solver starts it at zero whenever it likes (at the start of a run, after a
@@ -59,18 +58,39 @@ pub trait Cg2Functor: Send + Sync {
         0
     }
 
-    /// [`Cg2Functor::geom_batch`] with the pair cache: `cache` holds
-    /// [`Cg2Functor::cache_len`] slots per pair of `batch` (layout as
-    /// [`StateColumns`]), which the functor reads and updates. The output must be
-    /// bitwise that of `geom_batch` on the same batch, whatever `cache` holds. The default
-    /// (and a plugin built before this method existed) ignores the cache.
-    fn geom_batch_cached(
+    /// Number of `f64` slots of the functor's **contact state** (dem-api 0.5): memory kept
+    /// per contact for its whole life, like a law's state, which may change the result
+    /// (e.g. the contact's previous normal or its supporting features). The slots are
+    /// zero on the first call after the contact was created; they are saved in
+    /// checkpoints and travel with the contact (reordering, MPI ranks), so a resumed run
+    /// gives the same bits. A pair that is not a contact yet (the detection's calls) is
+    /// given slots that start at zero and whose values are then dropped. `0` (the
+    /// default) means none. Asked once, after construction.
+    fn state_len(&self) -> u32 {
+        0
+    }
+
+    /// What the functor reads of its bodies besides position and shape (see
+    /// [`GeomReads`]); the solver may skip the rest. The default declares everything.
+    /// Asked once, after construction.
+    fn reads(&self) -> GeomReads {
+        GeomReads::ALL
+    }
+
+    /// [`Cg2Functor::geom_batch`] with the pair cache and the contact state: `cache`
+    /// holds [`Cg2Functor::cache_len`] slots per pair of `batch`, `state`
+    /// [`Cg2Functor::state_len`] slots per pair (layouts as [`StateColumns`]; each is
+    /// empty when its length is 0), which the functor reads and updates. With all
+    /// state zero the output must be bitwise that of `geom_batch` on the same batch,
+    /// whatever `cache` holds. The default ignores both.
+    fn geom_batch_kept(
         &self,
         batch: &GeomBatch<'_>,
         cache: StateColumns<'_>,
+        state: StateColumns<'_>,
         out: RSliceMut<'_, RawGeom>,
     ) -> RResult<(), CallError> {
-        let _ = cache;
+        let _ = (cache, state);
         self.geom_batch(batch, out)
     }
 }
@@ -99,6 +119,13 @@ pub trait ContactLaw: Send + Sync {
         state: StateColumns<'_>,
         out: LawOutColumns<'_>,
     ) -> RResult<(), CallError>;
+
+    /// What the law reads of a batch besides the L6Geom's displacements, rates, branch
+    /// lengths and area, the flags and the time step (see [`LawReads`]); the solver may
+    /// skip the rest. The default declares everything. Asked once, after construction.
+    fn reads(&self) -> LawReads {
+        LawReads::ALL
+    }
 }
 
 /// A geometry functor instance owned by the solver.

@@ -13,7 +13,8 @@
 //! - [`batch`]: the column batches a batched call reads and writes; [`law_view`]: a law
 //!   batch checked once, as plain slices;
 //! - [`lane`]: the number types code written once for one and for four contacts uses;
-//! - [`functor`]: the batched ABI traits; [`root`]: the root module; [`log`]: log bridge;
+//! - [`functor`]: the batched ABI traits; [`reads`]: what a functor declares it reads;
+//!   [`root`]: the root module; [`log`]: log bridge;
 //! - [`sdk`]: what a plugin author uses: per-contact traits and [`export_plugin!`];
 //! - [`c_abi`]: the function table of plugins written in C or C++.
 //!
@@ -34,6 +35,7 @@ pub mod law_view;
 pub mod log;
 pub mod math;
 pub mod polyhedron;
+pub mod reads;
 pub mod root;
 pub mod sdk;
 pub mod shape;
@@ -50,6 +52,7 @@ pub use law_view::LawView;
 pub use log::{HostLogger, LogLevel};
 pub use math::{Mat3, Quat, Vec3};
 pub use polyhedron::{FacePlane, PolyhedronData, PolyhedronShape};
+pub use reads::{GeomReads, LawReads};
 pub use root::{FunctorInfo, FunctorRole, ParamDoc, PluginRoot, PluginRootRef, API_VERSION};
 pub use shape::{BodyView, ShapeKind, ShapeView, SphereShape, WallShape};
 

@@ -5,7 +5,7 @@ use crate::error::DemError;
 use crate::plugins::PluginSet;
 use crate::scene::geometric_epsilon::{with_param, PARAM};
 use crate::scene::Scene;
-use dem_api::{Cg2Box, FunctorRole, LawBox, ShapeKind};
+use dem_api::{Cg2Box, FunctorRole, GeomReads, LawBox, LawReads, ShapeKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A geometry functor in use.
@@ -20,9 +20,13 @@ pub struct GeomEntry {
     pub features: u8,
     /// Slots of the functor's pair cache (`Cg2Functor::cache_len`; 0: none).
     pub cache_len: usize,
+    /// Slots of the functor's contact state (`Cg2Functor::state_len`; 0: none).
+    pub state_len: usize,
+    /// What the functor reads of its bodies (`Cg2Functor::reads`).
+    pub reads: GeomReads,
 }
 
-/// Largest pair cache a geometry functor may ask for, values per pair.
+/// Largest pair cache or contact state a geometry functor may ask for, values per pair.
 const MAX_CACHE_LEN: u32 = 64;
 
 /// A law in use (one per law choice of the scene).
@@ -37,6 +41,8 @@ pub struct LawEntry {
     pub state_len: usize,
     /// Interaction distance, m.
     pub distance: f64,
+    /// What the law reads of a batch (`ContactLaw::reads`).
+    pub reads: LawReads,
 }
 
 /// The 2-D dispatch table over shape kinds and the law table over materials.
@@ -200,12 +206,24 @@ impl Dispatch {
                             )))
                         }
                     };
+                    let state_len = match functor.state_len() {
+                        n @ 0..=MAX_CACHE_LEN => n as usize,
+                        n => {
+                            return Err(scene.error(format!(
+                                "geometry functor {name} (plugin {plugin}) asks for a contact \
+                                 state of {n} values; at most {MAX_CACHE_LEN} are supported"
+                            )))
+                        }
+                    };
+                    let reads = functor.reads();
                     geoms.push(GeomEntry {
                         name,
                         plugin,
                         functor,
                         features,
                         cache_len,
+                        state_len,
+                        reads,
                     });
                     geoms.len() - 1
                 }
@@ -267,6 +285,7 @@ impl Dispatch {
                 plugin,
                 state_len: law.state_len() as usize,
                 distance,
+                reads: law.reads(),
                 law,
             });
         }
@@ -276,6 +295,24 @@ impl Dispatch {
             laws,
             law_table,
             geometric_epsilon,
+        })
+    }
+
+    /// Values of contact state the geometry functors keep per contact: the largest
+    /// `Cg2Functor::state_len` (0: none).
+    pub fn geom_state_len(&self) -> usize {
+        self.geoms.iter().map(|g| g.state_len).max().unwrap_or(0)
+    }
+
+    /// Does a functor serving spheres read its bodies' orientation? When none does, the
+    /// orientation of a sphere changes nothing in the run.
+    pub fn reads_sphere_orientation(&self) -> bool {
+        self.shape_table.iter().any(|(&(a, b), &(g, swap))| {
+            // The kinds of the functor's body 1 and body 2.
+            let kinds = if swap { [b, a] } else { [a, b] };
+            let reads = self.geoms[g as usize].reads;
+            (0..2)
+                .any(|k| kinds[k] == ShapeKind::SPHERE && reads.contains(GeomReads::orientation(k)))
         })
     }
 }

@@ -31,7 +31,7 @@ use closest::{closest_point, Feature};
 use placed::Placed;
 
 use dem_api::sdk::{Geometry, Param};
-use dem_api::{BodyView, RawGeom, ShapeKind};
+use dem_api::{BodyView, GeomReads, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 
 /// Parameters (the half-thickness belongs to the mesh).
@@ -53,6 +53,8 @@ impl Geometry for FacetSphere {
     type Params = Params;
     const NAME: &'static str = "Cg2_Facet_Sphere_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::FACET, ShapeKind::SPHERE];
+    /// The facet's orientation (its mesh's pose), not the sphere's.
+    const READS: GeomReads = GeomReads::ORIENTATION_1;
     const DESCRIPTION: &'static str = "Mesh triangle and sphere: contact at the closest \
         feature (face, rounded edge or rounded vertex), normal from it to the sphere centre, \
         gap = distance - radius - half-thickness; at shared edges and vertices only the \

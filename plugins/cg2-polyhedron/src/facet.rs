@@ -85,7 +85,7 @@ use crate::potential::buoyancy;
 use dem_api::convex::{gjk_distance, Polyhedron};
 use dem_api::nalgebra::{Point3, Vector3};
 use dem_api::sdk::{Geometry, Param};
-use dem_api::{BodyView, RawGeom, ShapeKind};
+use dem_api::{BodyView, GeomReads, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of the facet-polyhedron functor.
@@ -105,6 +105,8 @@ impl Geometry for FacetPolyhedron {
     type Params = FacetParams;
     const NAME: &'static str = "Cg2_Facet_Polyhedron_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::FACET, ShapeKind::POLYHEDRON];
+    /// Both orientations (the mesh's pose and the polyhedron's).
+    const READS: GeomReads = GeomReads::ORIENTATION_1.union(GeomReads::ORIENTATION_2);
     const DESCRIPTION: &'static str = "Mesh triangle and convex polyhedron: the facet as \
         the wall of its triangle (the half-space behind its surface, cut to the triangle's \
         column); the polyhedron's part in it (clipped by those planes; volume V, centroid \

@@ -45,7 +45,7 @@ use dem_api::convex::{
 };
 use dem_api::nalgebra::{Point3, Vector3};
 use dem_api::sdk::{Geometry, Param};
-use dem_api::{BodyView, RawGeom, ShapeKind};
+use dem_api::{BodyView, GeomReads, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 
 pub use facet::FacetPolyhedron;
@@ -97,6 +97,8 @@ impl Geometry for PolyPoly {
     type Params = Params;
     const NAME: &'static str = "Cg2_Polyhedron_Polyhedron_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::POLYHEDRON, ShapeKind::POLYHEDRON];
+    /// Both orientations.
+    const READS: GeomReads = GeomReads::ORIENTATION_1.union(GeomReads::ORIENTATION_2);
     const DESCRIPTION: &'static str = "Two convex polyhedra, from their volumetric \
         intersection (Muller-Preparata by polar duality). Potential definition (default): \
         energy e = V * depth of the overlap centroid below the shallowest face plane, force \

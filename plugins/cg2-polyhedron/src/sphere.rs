@@ -26,7 +26,7 @@ use crate::epsilon;
 use dem_api::convex::{gjk_distance, Polyhedron};
 use dem_api::nalgebra::{Point3, Vector3};
 use dem_api::sdk::{Geometry, Param};
-use dem_api::{BodyView, RawGeom, ShapeKind};
+use dem_api::{BodyView, GeomReads, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
@@ -73,6 +73,8 @@ impl Geometry for SpherePolyhedron {
     type Params = SphereParams;
     const NAME: &'static str = "Cg2_Sphere_Polyhedron_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::SPHERE, ShapeKind::POLYHEDRON];
+    /// The polyhedron's orientation, not the sphere's.
+    const READS: GeomReads = GeomReads::ORIENTATION_2;
     const DESCRIPTION: &'static str = "Sphere and convex polyhedron: the point of the \
         polyhedron closest to the sphere centre (GJK; faces, edges and corners alike), or, \
         for a centre inside, the face of least penetration; normal from the sphere into the \

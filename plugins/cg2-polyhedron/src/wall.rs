@@ -31,7 +31,7 @@ use crate::potential::buoyancy;
 use crate::section::immersed;
 use dem_api::nalgebra::{Point3, Vector3};
 use dem_api::sdk::{Geometry, Param};
-use dem_api::{BodyView, RawGeom, ShapeKind};
+use dem_api::{BodyView, GeomReads, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 
 /// Parameters (none yet).
@@ -46,6 +46,8 @@ impl Geometry for WallPolyhedron {
     type Params = WallParams;
     const NAME: &'static str = "Cg2_Wall_Polyhedron_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::WALL, ShapeKind::POLYHEDRON];
+    /// Both orientations (the wall's normal and the polyhedron's pose).
+    const READS: GeomReads = GeomReads::ORIENTATION_1.union(GeomReads::ORIENTATION_2);
     const DESCRIPTION: &'static str = "Infinite plane and convex polyhedron: the polyhedron \
         clipped by the plane, Winkler (buoyancy) potential; point = centroid of the part \
         behind the plane (volume V, depth s) projected on it, normal = wall normal, gap = \

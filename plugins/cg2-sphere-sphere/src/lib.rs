@@ -6,7 +6,7 @@
 //! rather than produce NaN.
 
 use dem_api::sdk::{Geometry, Param};
-use dem_api::{BodyView, RawGeom, ShapeKind};
+use dem_api::{BodyView, GeomReads, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
@@ -22,6 +22,8 @@ impl Geometry for SphereSphere {
     type Params = Params;
     const NAME: &'static str = "Cg2_Sphere_Sphere_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::SPHERE, ShapeKind::SPHERE];
+    /// Centres and radii only.
+    const READS: GeomReads = GeomReads::NONE;
     const DESCRIPTION: &'static str = "Two spheres: normal along the line of centres, contact \
         point in the middle of the overlap, area pi r_min^2.";
     const PARAMS: &'static [Param] = &[];

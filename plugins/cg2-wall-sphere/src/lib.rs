@@ -6,7 +6,7 @@
 //! `sense` 0 the normal is flipped towards the side where the sphere centre is.
 
 use dem_api::sdk::{Geometry, Param};
-use dem_api::{BodyView, RawGeom, ShapeKind};
+use dem_api::{BodyView, GeomReads, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
@@ -22,6 +22,8 @@ impl Geometry for WallSphere {
     type Params = Params;
     const NAME: &'static str = "Cg2_Wall_Sphere_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::WALL, ShapeKind::SPHERE];
+    /// The wall's orientation (its normal), not the sphere's.
+    const READS: GeomReads = GeomReads::ORIENTATION_1;
     const DESCRIPTION: &'static str = "Infinite plane and sphere: normal from the wall towards \
         the sphere, gap = signed centre distance minus radius, contact point in the middle of \
         the overlap, area pi r^2.";

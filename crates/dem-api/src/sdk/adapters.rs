@@ -9,6 +9,7 @@ use crate::functor::{
 };
 use crate::geom::RawGeom;
 use crate::law::LawPair;
+use crate::reads::{GeomReads, LawReads};
 use crate::root::{FunctorInfo, FunctorRole, ParamDoc};
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RBox, RErr, ROk, RResult, RSliceMut, RString, RVec};
@@ -70,38 +71,66 @@ impl<G: Geometry> Cg2Functor for GeometryAdapter<G> {
         G::CACHE_LEN as u32
     }
 
-    fn geom_batch_cached(
+    fn state_len(&self) -> u32 {
+        G::STATE_LEN as u32
+    }
+
+    fn reads(&self) -> GeomReads {
+        G::READS
+    }
+
+    fn geom_batch_kept(
         &self,
         batch: &GeomBatch<'_>,
         mut cache: StateColumns<'_>,
+        mut state: StateColumns<'_>,
         out: RSliceMut<'_, RawGeom>,
     ) -> RResult<(), CallError> {
-        let k = G::CACHE_LEN;
-        if k == 0 {
+        let (k, s) = (G::CACHE_LEN, G::STATE_LEN);
+        if k == 0 && s == 0 {
             return self.geom_batch(batch, out);
         }
-        if !cache.fits(batch.len(), k) {
-            return RErr(malformed("pairs and cache"));
+        if !cache.fits(batch.len(), k) || !state.fits(batch.len(), s) {
+            return RErr(malformed("pairs, cache and state"));
         }
-        let mut local = [0.0; LOCAL_SLOTS];
-        if k > LOCAL_SLOTS {
+        if k > LOCAL_SLOTS || s > LOCAL_SLOTS {
             return RErr(CallError {
                 index: u64::MAX,
-                message: format!("a pair cache of {k} slots (at most {LOCAL_SLOTS})").into(),
+                message: format!(
+                    "a pair cache of {k} and a contact state of {s} slots (at most \
+                     {LOCAL_SLOTS} each)"
+                )
+                .into(),
             });
         }
+        let mut local = [[0.0; LOCAL_SLOTS]; 2];
+        let [mine, kept] = &mut local;
         self.terms(batch, out, |i, b1, b2, distance, feature| {
-            let row = &mut local[..k];
-            for (j, s) in row.iter_mut().enumerate() {
-                *s = cache.values[cache.index(i, j)];
-            }
-            let found = self.0.try_term_cached(b1, b2, distance, feature, row);
-            for (j, &s) in row.iter().enumerate() {
-                let at = cache.index(i, j);
-                cache.values[at] = s;
-            }
+            let (row, own) = (&mut mine[..k], &mut kept[..s]);
+            read_row(&cache, i, row);
+            read_row(&state, i, own);
+            let found = self.0.try_term_kept(b1, b2, distance, feature, row, own);
+            write_row(&mut cache, i, row);
+            write_row(&mut state, i, own);
             found
         })
+    }
+}
+
+/// The slots of item `i` of `c` into `row`.
+#[inline(always)]
+fn read_row(c: &StateColumns<'_>, i: usize, row: &mut [f64]) {
+    for (j, s) in row.iter_mut().enumerate() {
+        *s = c.values[c.index(i, j)];
+    }
+}
+
+/// `row` into the slots of item `i` of `c`.
+#[inline(always)]
+fn write_row(c: &mut StateColumns<'_>, i: usize, row: &[f64]) {
+    for (j, &s) in row.iter().enumerate() {
+        let at = c.index(i, j);
+        c.values[at] = s;
     }
 }
 
@@ -170,6 +199,10 @@ const LOCAL_SLOTS: usize = 64;
 impl<L: Law> ContactLaw for LawAdapter<L> {
     fn state_len(&self) -> u32 {
         (L::Constants::LEN + L::STATE_LEN) as u32
+    }
+
+    fn reads(&self) -> LawReads {
+        L::READS
     }
 
     fn interaction_distance(&self) -> f64 {
@@ -260,6 +293,16 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
 impl<L: LaneLaw> ContactLaw for LaneAdapter<L> {
     fn state_len(&self) -> u32 {
         self.0.state_len()
+    }
+
+    /// The lane step reads the onset data, not the pair, frame or point (those only at
+    /// onset, through the constants).
+    fn reads(&self) -> LawReads {
+        if L::Constants::LEN + L::STATE_LEN > MAX_SLOTS {
+            // Run per contact (see `law_batch`).
+            return L::READS;
+        }
+        LawReads(L::READS.0 & LawReads::ONSET.0)
     }
 
     fn interaction_distance(&self) -> f64 {

@@ -32,6 +32,7 @@ pub use slots::Slots;
 
 use crate::geom::RawGeom;
 use crate::law::{LawInput, LawOutput, LawPair};
+use crate::reads::{GeomReads, LawReads};
 use crate::shape::{BodyView, ShapeKind};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -108,6 +109,16 @@ pub trait Geometry: Send + Sync + Sized + 'static {
     /// per candidate pair and term from call to call. Default 0 (no cache).
     const CACHE_LEN: usize = 0;
 
+    /// Slots of the contact state (see [`crate::Cg2Functor::state_len`]): `f64` values
+    /// kept per contact for its life, saved in checkpoints. Default 0 (none).
+    const STATE_LEN: usize = 0;
+
+    /// What the functor reads of its bodies besides position and shape (see
+    /// [`GeomReads`]). Default: everything. A functor that reads no sphere's orientation
+    /// (e.g. a wall-sphere functor reading the wall's alone: [`GeomReads::ORIENTATION_1`])
+    /// lets the solver skip integrating the orientation of spheres.
+    const READS: GeomReads = GeomReads::ALL;
+
     /// [`Geometry::try_term`] with the pair's cache (`CACHE_LEN` values, all zero for a
     /// new pair or whenever the solver has dropped the cache). It must return bitwise
     /// what `try_term` returns, whatever `cache` holds: the cache may only make it faster.
@@ -123,6 +134,24 @@ pub trait Geometry: Send + Sync + Sized + 'static {
     ) -> Result<Option<RawGeom>, String> {
         let _ = cache;
         self.try_term(b1, b2, distance, feature)
+    }
+
+    /// [`Geometry::try_term_cached`] with the contact's state too (`STATE_LEN` values,
+    /// zero on the first call of a contact, and for a pair that is not a contact yet,
+    /// whose values are then dropped). With the state all zero it must return what
+    /// `try_term_cached` returns. The default ignores the state.
+    #[inline(always)]
+    fn try_term_kept(
+        &self,
+        b1: &BodyView<'_>,
+        b2: &BodyView<'_>,
+        distance: f64,
+        feature: u32,
+        cache: &mut [f64],
+        state: &mut [f64],
+    ) -> Result<Option<RawGeom>, String> {
+        let _ = state;
+        self.try_term_cached(b1, b2, distance, feature, cache)
     }
 }
 
@@ -144,6 +173,14 @@ pub trait Law: Send + Sync + Sized + 'static {
     /// contact's life (the material-pair step, Yade's Ip2 or Woo's Cp2). Declare them with
     /// [`slots!`](crate::slots); `()` for none.
     type Constants: Slots;
+    /// What the law reads of a batch besides the L6Geom's displacements, rates, branch
+    /// lengths and area (see [`LawReads`]). Default: everything. A law that reads the
+    /// bodies' masses and materials only through [`Law::constants`] (at onset) leaves out
+    /// [`LawReads::PAIR`], and the solver then fills them only for new contacts; one that
+    /// never reads `input.geom.frame`, `input.geom.point` or `input.onset` leaves out
+    /// [`LawReads::FRAME`] or [`LawReads::ONSET`]. A law exported under `lane_laws:` reads
+    /// at most [`LawReads::ONSET`] in its lane step.
+    const READS: LawReads = LawReads::ALL;
 
     /// Builds the law; an `Err` is reported to the user with the law's name.
     fn new(params: Self::Params) -> Result<Self, String>;

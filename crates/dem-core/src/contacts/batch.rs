@@ -67,6 +67,8 @@ pub(super) struct Scratch {
     /// What the L6Geom update reads of the chunk's geometry and bodies (see
     /// [`crate::l6geom::update::update_block`]).
     pub(super) gathered: Vec<f64>,
+    /// The geometry functors' contact state of picked contacts or asked pairs, as rows.
+    pub(super) kept: Vec<f64>,
 }
 
 impl Scratch {

@@ -143,6 +143,11 @@ impl Blocks {
             .truncate(self.len.div_ceil(CHUNK) * self.block_len());
     }
 
+    /// Every block, one after the other ([`Blocks::block_len`] values each).
+    pub(crate) fn values_mut(&mut self) -> &mut [f64] {
+        &mut self.values
+    }
+
     /// The blocks, one per chunk of the contact list, to be split among workers.
     pub(crate) fn blocks_mut(&mut self) -> std::slice::ChunksMut<'_, f64> {
         let n = self.block_len();

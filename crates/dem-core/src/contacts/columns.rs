@@ -209,11 +209,12 @@ impl LawColumns {
     }
 
     /// Writes what the blocks do not hold of the contacts of the batch, in order: their
-    /// bodies' masses and materials, and their flags (`new`, `last`).
+    /// bodies' masses and materials (left as they are where not given: a law that does not
+    /// read them then), and their flags (`new`, `last`).
     #[inline(always)]
     pub(super) fn write_pairs(
         &mut self,
-        pairs: impl Iterator<Item = ([f64; 2], [u32; 2], bool, bool)>,
+        pairs: impl Iterator<Item = (Option<([f64; 2], [u32; 2])>, bool, bool)>,
     ) {
         let n = self.len;
         let p = &mut self.pairs;
@@ -224,8 +225,10 @@ impl LawColumns {
             .zip(&mut m1[..n])
             .zip(i0[..n].iter_mut().zip(&mut i1[..n]))
             .zip(&mut p.flags[..n]);
-        for ((((m0, m1), (i0, i1)), flags), (mass, material, new, last)) in columns.zip(pairs) {
-            (*m0, *m1, *i0, *i1) = (mass[0], mass[1], material[0], material[1]);
+        for ((((m0, m1), (i0, i1)), flags), (pair, new, last)) in columns.zip(pairs) {
+            if let Some((mass, material)) = pair {
+                (*m0, *m1, *i0, *i1) = (mass[0], mass[1], material[0], material[1]);
+            }
             *flags = if new { FLAG_NEW } else { 0 } | if last { FLAG_LAST } else { 0 };
         }
     }

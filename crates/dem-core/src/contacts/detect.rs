@@ -34,6 +34,8 @@ struct Scratch {
     out: Vec<RawGeom>,
     /// The pair caches of the slots asked, gathered.
     cache: Vec<f64>,
+    /// The contact state a functor keeps, zero for the pairs asked (dropped after).
+    kept: Vec<f64>,
 }
 
 impl Scratch {
@@ -151,7 +153,8 @@ fn detect_chunk(
     let asked = (&scratch.pairs[..], &scratch.features[..], law.distance);
     let pair_cache = cached.then_some((&mut scratch.cache[..], stride));
     let asked_slots = &scratch.asked;
-    super::geometry::call_geometry(cx, geom, asked, pair_cache, &mut scratch.out, |k| {
+    let out = (&mut scratch.kept, &mut scratch.out[..]);
+    super::geometry::call_detection(cx, geom, asked, pair_cache, out, |k| {
         let s = &slots[asked_slots[k]];
         (s.a, s.b)
     })?;

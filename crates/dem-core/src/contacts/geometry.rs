@@ -4,7 +4,8 @@
 //! mesh facets), and each chunk's calls when it runs inside it (see [`super::step`]).
 
 use super::batch::{call_error, kinds, pick, Buffers, Scratch};
-use super::{Contact, StepContext};
+use super::blocks::{Blocks, PITCH};
+use super::{Contact, StepContext, CHUNK};
 use crate::dispatch::GeomEntry;
 use crate::error::DemError;
 use crate::team::{FirstError, Parts};
@@ -16,15 +17,54 @@ use dem_api::{GeomBatch, RawGeom, StateColumns};
 /// cost (polyhedra beside walls); a plugin call per item and functor.
 const GEOMETRY_CHUNK: usize = 32;
 
+/// The geometry functors' contact state (`Cg2Functor::state_len`) of a run of contacts of
+/// one state block: slot `j` of the run's contact `k` is field `offset + j` of the block's
+/// contact `first + k` (the functors' slots follow the laws' in the block).
+pub(super) struct KeptState<'a> {
+    /// The state block.
+    pub(super) block: &'a mut [f64],
+    /// Field of the block where the functors' slots begin.
+    pub(super) offset: usize,
+    /// Index in the block of the run's first contact.
+    pub(super) first: usize,
+}
+
+impl KeptState<'_> {
+    /// The run's slots as the columns a functor reads.
+    fn columns(&mut self) -> StateColumns<'_> {
+        let start = (self.offset * PITCH + self.first).min(self.block.len());
+        StateColumns {
+            values: (&mut self.block[start..]).into(),
+            item_stride: 1,
+            slot_stride: PITCH as u64,
+        }
+    }
+
+    /// Slot `j` of the run's contact `k`.
+    fn at(&mut self, k: usize, j: usize) -> &mut f64 {
+        &mut self.block[(self.offset + j) * PITCH + self.first + k]
+    }
+}
+
+/// No slots.
+fn none<'a>() -> StateColumns<'a> {
+    StateColumns {
+        values: (&mut [][..]).into(),
+        item_stride: 1,
+        slot_stride: 1,
+    }
+}
+
 /// Calls `geom` on the pairs of particles `pairs` (body 1, body 2) and their terms
 /// `features`, asking for the gap below `distance`, with the pairs' caches `cache`
-/// (values, values per pair) if any (see [`super::pair_cache`]); on failure names the
-/// pair `pair(k)` of the failing item.
+/// (values, values per pair) and the contacts' state `state`, if any (see
+/// [`super::pair_cache`], [`KeptState`]); on failure names the pair `pair(k)` of the
+/// failing item.
 pub(super) fn call_geometry(
     cx: &StepContext<'_>,
     geom: &GeomEntry,
     (pairs, features, distance): (&[[u32; 2]], &[u32], f64),
-    cache: Option<(&mut [f64], usize)>,
+    (cache, state): (Option<(&mut [f64], usize)>, Option<StateColumns<'_>>),
     out: &mut [RawGeom],
     pair: impl Fn(usize) -> (u32, u32),
 ) -> Result<(), DemError> {
@@ -34,16 +74,23 @@ pub(super) fn call_geometry(
         features: features.into(),
         distance,
     };
-    let result = match cache {
+    let cache = match cache {
         Some((values, stride)) if geom.cache_len > 0 && stride >= geom.cache_len => {
-            let cache = StateColumns {
+            Some(StateColumns {
                 values: values.into(),
                 item_stride: stride as u64,
                 slot_stride: 1,
-            };
-            geom.functor.geom_batch_cached(&batch, cache, out.into())
+            })
         }
-        _ => geom.functor.geom_batch(&batch, out.into()),
+        _ => None,
+    };
+    let state = state.filter(|_| geom.state_len > 0);
+    let result = if cache.is_none() && state.is_none() {
+        geom.functor.geom_batch(&batch, out.into())
+    } else {
+        let (cache, state) = (cache.unwrap_or_else(none), state.unwrap_or_else(none));
+        geom.functor
+            .geom_batch_kept(&batch, cache, state, out.into())
     };
     if let RResult::RErr(e) = result {
         let k = (e.index as usize).min(pairs.len() - 1);
@@ -56,6 +103,29 @@ pub(super) fn call_geometry(
         ));
     }
     Ok(())
+}
+
+/// Calls `geom` on pairs that are not contacts yet (the detection's): their contact state,
+/// if the functor keeps one, starts at zero and is dropped after the call.
+pub(super) fn call_detection(
+    cx: &StepContext<'_>,
+    geom: &GeomEntry,
+    asked: (&[[u32; 2]], &[u32], f64),
+    cache: Option<(&mut [f64], usize)>,
+    (kept, out): (&mut Vec<f64>, &mut [RawGeom]),
+    pair: impl Fn(usize) -> (u32, u32),
+) -> Result<(), DemError> {
+    let n = geom.state_len;
+    let state = (n > 0).then(|| {
+        kept.clear();
+        kept.resize(asked.0.len() * n, 0.0);
+        StateColumns {
+            values: (&mut kept[..]).into(),
+            item_stride: n as u64,
+            slot_stride: 1,
+        }
+    });
+    call_geometry(cx, geom, asked, (cache, state), out, pair)
 }
 
 /// Fails unless a reported geometry is finite, with a unit normal and a finite non-zero
@@ -123,27 +193,46 @@ pub(super) fn pairs_of(list: &[Contact], pairs: &mut Vec<[u32; 2]>, features: &m
 
 /// Geometry of every contact (all live at this point) into `raw`, in items of
 /// [`GEOMETRY_CHUNK`] contacts taken by the next free worker (each contact's geometry is
-/// its own: the same for any split).
+/// its own: the same for any split). `state` holds the contacts' state blocks, in which
+/// the functors' contact state begins at field `offset`; when a functor keeps one, the
+/// items are the blocks' chunks of [`CHUNK`] contacts, so that each writes its own block.
 pub(super) fn geometry(
     cx: &StepContext<'_>,
     list: &[Contact],
     raw: &mut [RawGeom],
+    (state, offset): (&mut Blocks, usize),
     buffers: &mut Buffers,
 ) -> Result<(), DemError> {
     buffers.workers.prepare();
     let buffers = &*buffers;
-    let chunks = list.len().div_ceil(GEOMETRY_CHUNK);
+    let item = if cx.dispatch.geom_state_len() > 0 {
+        CHUNK
+    } else {
+        GEOMETRY_CHUNK
+    };
+    let chunks = list.len().div_ceil(item);
     let raws = Parts::new(raw);
+    let block_len = state.block_len();
+    let blocks = Parts::new(state.values_mut());
     let first = FirstError::new();
     cx.team.claim_each(chunks, |k| {
-        let r = k * GEOMETRY_CHUNK..((k + 1) * GEOMETRY_CHUNK).min(list.len());
+        let r = k * item..((k + 1) * item).min(list.len());
         // SAFETY: each chunk is claimed once.
         let raw = unsafe { raws.take(r.clone()) };
+        // The block of the item; an item of `CHUNK` is a whole block, whose workers are
+        // thus disjoint. Smaller items (no functor keeps a state) never touch it.
+        let b = r.start / CHUNK * block_len;
+        let kept = (item == CHUNK).then(|| KeptState {
+            // SAFETY: as above, with one item per block.
+            block: unsafe { blocks.take(b..b + block_len) },
+            offset,
+            first: 0,
+        });
         let list = &list[r];
         let chunk = |scratch: &mut Scratch| {
             let (mut pairs, mut features) = scratch.take_pairs();
             pairs_of(list, &mut pairs, &mut features);
-            let done = geometry_chunk(cx, list, (&pairs, &features), raw, scratch);
+            let done = geometry_chunk(cx, list, (&pairs, &features), raw, kept, scratch);
             scratch.put_pairs(pairs, features);
             done
         };
@@ -157,12 +246,14 @@ pub(super) fn geometry(
 }
 
 /// Geometry of the contacts `list` into `raw`, each functor called once on the contacts
-/// it serves; `bodies` holds their bodies and terms (see [`pairs_of`]).
+/// it serves; `bodies` holds their bodies and terms (see [`pairs_of`]), `state` their
+/// contact state (needed when a functor keeps one).
 pub(super) fn geometry_chunk(
     cx: &StepContext<'_>,
     list: &[Contact],
     (pairs, features): (&[[u32; 2]], &[u32]),
     raw: &mut [RawGeom],
+    mut state: Option<KeptState<'_>>,
     scratch: &mut Scratch,
 ) -> Result<(), DemError> {
     let (pairs, features) = (&pairs[..list.len()], &features[..list.len()]);
@@ -170,10 +261,13 @@ pub(super) fn geometry_chunk(
     // A live contact always gets its geometry, so that its last step can be booked;
     // whether it goes on is decided in the law pass.
     if let [g] = scratch.kinds[..] {
-        // One functor for the whole chunk (the common case): straight into `raw`.
+        // One functor for the whole chunk (the common case): straight into `raw`, with
+        // the state in place.
         let geom = &cx.dispatch.geoms[g as usize];
         let pair = |k: usize| (list[k].a, list[k].b);
-        return call_geometry(cx, geom, (pairs, features, f64::INFINITY), None, raw, pair);
+        let kept = state.as_mut().map(KeptState::columns);
+        let asked = (pairs, features, f64::INFINITY);
+        return call_geometry(cx, geom, asked, (None, kept), raw, pair);
     }
     for gi in 0..scratch.kinds.len() {
         let g = scratch.kinds[gi];
@@ -185,15 +279,36 @@ pub(super) fn geometry_chunk(
             scratch.pairs.push(pairs[i]);
             scratch.features.push(features[i]);
         }
+        // The picked contacts' state, as rows, written back after the call.
+        let n = geom.state_len;
+        let kept = state.as_mut().filter(|_| n > 0);
+        let rows = kept.map(|s| {
+            scratch.kept.clear();
+            for &i in &scratch.picked {
+                scratch.kept.extend((0..n).map(|j| *s.at(i, j)));
+            }
+            StateColumns {
+                values: (&mut scratch.kept[..]).into(),
+                item_stride: n as u64,
+                slot_stride: 1,
+            }
+        });
         let asked = (&scratch.pairs[..], &scratch.features[..], f64::INFINITY);
         let pair = |k: usize| {
             let c = &list[scratch.picked[k]];
             (c.a, c.b)
         };
         super::step::unwritten(&mut scratch.out, scratch.pairs.len());
-        call_geometry(cx, geom, asked, None, &mut scratch.out, pair)?;
+        call_geometry(cx, geom, asked, (None, rows), &mut scratch.out, pair)?;
         for (k, &i) in scratch.picked.iter().enumerate() {
             raw[i] = scratch.out[k];
+        }
+        if let Some(s) = state.as_mut().filter(|_| n > 0) {
+            for (k, &i) in scratch.picked.iter().enumerate() {
+                for j in 0..n {
+                    *s.at(i, j) = scratch.kept[k * n + j];
+                }
+            }
         }
     }
     Ok(())

@@ -194,9 +194,11 @@ pub struct Contacts {
     list: Vec<Contact>,
     /// Their L6Geom and onset data, [`blocks::HOT`] fields per contact.
     hot: HotBlocks,
-    /// Their law state, `stride` values per contact.
+    /// Their state, `stride` values per contact: the law's (`law_stride` values), then
+    /// the geometry functor's (see [`geometry::KeptState`]).
     state: Blocks,
     stride: usize,
+    law_stride: usize,
     /// What they pushed onto their bodies in the last step.
     forces: ForceStore,
     /// Geometry of the current step, one per contact, in scenes with mesh facets (else
@@ -437,7 +439,8 @@ impl Contacts {
         self.raw.clear();
         if early {
             self.raw.resize(self.list.len(), RawGeom::default());
-            geometry::geometry(cx, &self.list, &mut self.raw, &mut self.step_buffers)?;
+            let state = (&mut self.state, self.law_stride);
+            geometry::geometry(cx, &self.list, &mut self.raw, state, &mut self.step_buffers)?;
         }
         let mut fresh = std::mem::take(&mut self.fresh);
         detect::detect(
@@ -489,7 +492,11 @@ impl Contacts {
             cx,
             &mut self.list,
             given,
-            (&mut self.hot, &mut self.state, &mut self.forces),
+            (
+                &mut self.hot,
+                (&mut self.state, self.law_stride),
+                &mut self.forces,
+            ),
             old,
             &mut self.gather,
             &mut self.step_buffers,

@@ -4,7 +4,7 @@
 //! was last found apart, and rejects the pair along it without GJK while it stays apart).
 //!
 //! A cache may only change how fast a functor finds its result, never the result (the
-//! contract of `Cg2Functor::geom_batch_cached`), so the solver is free to drop it: it is
+//! contract of `Cg2Functor::geom_batch_kept`), so the solver is free to drop it: it is
 //! zero for a new slot and after a checkpoint is restored, cleared when the particles are
 //! renumbered, and carried over by key when the broad phase rebuilds the slots. Runs give
 //! the same bits with or without it, on any number of threads (each slot's cache is

@@ -19,11 +19,13 @@ impl Contacts {
     ) -> Result<(), DemError> {
         // Contacts end here, and the list is put in another order.
         self.ended_known = false;
-        let stride = d.laws.iter().map(|l| l.state_len).max().unwrap_or(0);
-        if stride != self.stride {
-            // Only before the first contact exists (the laws do not change in a run).
+        // The laws' state, then the geometry functors'.
+        let law_stride = d.laws.iter().map(|l| l.state_len).max().unwrap_or(0);
+        let stride = law_stride + d.geom_state_len();
+        if (stride, law_stride) != (self.stride, self.law_stride) {
+            // Only before the first contact exists (the functors do not change in a run).
             debug_assert!(self.list.is_empty());
-            self.stride = stride;
+            (self.stride, self.law_stride) = (stride, law_stride);
             self.state = super::Blocks::new(stride);
         }
         // Free the old list before the new one is built, so that both never coexist

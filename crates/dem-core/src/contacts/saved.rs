@@ -120,7 +120,7 @@ impl Contacts {
         for s in saved {
             if s.state.len() != c.stride {
                 return Err(format!(
-                    "contact {}-{} has {} law state values, the laws of the scene need {}",
+                    "contact {}-{} has {} state values, the laws and geometry functors of the scene need {}",
                     s.a,
                     s.b,
                     s.state.len(),

@@ -9,7 +9,7 @@ use super::batch::{call_error, kinds, pick, Buffers, Scratch};
 use super::blocks::{self, Blocks};
 use super::forces::{self, ForceStore, Forces};
 use super::gather::ENDING;
-use super::geometry::{check, geometry_chunk, pairs_of};
+use super::geometry::{check, geometry_chunk, pairs_of, KeptState};
 use super::{Contact, ContactTotals, Gather, StepContext, CHUNK, NONE};
 use crate::dispatch::LawEntry;
 use crate::error::DemError;
@@ -17,7 +17,7 @@ use crate::l6geom::update::update_block;
 use crate::team::{FirstError, Parts};
 use crate::workers::recycle;
 use abi_stable::std_types::RResult;
-use dem_api::{LawOutput, RawGeom};
+use dem_api::{LawOutput, LawReads, RawGeom};
 use nalgebra::Vector3;
 
 /// Where the law pass finds the contacts' geometry.
@@ -53,7 +53,7 @@ pub(super) fn law<'a>(
     cx: &StepContext<'a>,
     list: &mut [Contact],
     geometry: Geometry<'_>,
-    (hot, state, forces): (&mut Blocks, &mut Blocks, &mut ForceStore),
+    (hot, (state, offset), forces): (&mut Blocks, (&mut Blocks, usize), &mut ForceStore),
     fresh: usize,
     out: &mut Gather,
     buffers: &mut Buffers,
@@ -95,7 +95,9 @@ pub(super) fn law<'a>(
             let mine = cx.team.range(chunk_count, t);
             // SAFETY: the members' chunk runs are disjoint.
             for (k, w) in mine.clone().zip(unsafe { works.take(mine) }) {
-                if let Err(e) = kept.with(|scratch| law_work(cx, w, &geometry, fresh, scratch)) {
+                let work =
+                    |scratch: &mut Scratch| law_work(cx, w, (&geometry, offset), fresh, scratch);
+                if let Err(e) = kept.with(work) {
                     first.keep(k, e);
                     return;
                 }
@@ -110,7 +112,7 @@ pub(super) fn law<'a>(
 fn law_work(
     cx: &StepContext<'_>,
     w: &mut Work<'_>,
-    geometry: &Geometry<'_>,
+    geometry: (&Geometry<'_>, usize),
     fresh: usize,
     scratch: &mut Scratch,
 ) -> Result<(), DemError> {
@@ -125,11 +127,12 @@ fn law_work(
     done
 }
 
-/// [`law_work`] with the chunk's bodies and terms.
+/// [`law_work`] with the chunk's bodies and terms; `offset` is the field of the state
+/// blocks where the geometry functors' contact state begins.
 fn law_pairs(
     cx: &StepContext<'_>,
     w: &mut Work<'_>,
-    geometry: &Geometry<'_>,
+    (geometry, offset): (&Geometry<'_>, usize),
     fresh: usize,
     (pairs, features): (&[[u32; 2]], &[u32]),
     scratch: &mut Scratch,
@@ -146,12 +149,19 @@ fn law_pairs(
             let mut raw = std::mem::take(&mut scratch.raw);
             unwritten(&mut raw, old);
             let asked = (&pairs[..old], &features[..old]);
-            let r = geometry_chunk(cx, &w.list[..old], asked, &mut raw, scratch).and_then(|()| {
-                // The chunk's first new contact is the detection's `skip`-th.
-                let skip = (w.first + old).saturating_sub(fresh);
-                raw.extend(new[skip..skip + (n - old)].iter().map(|&(_, g)| g));
-                law_chunk(cx, w, &raw, pairs, old, scratch)
-            });
+            let kept = KeptState {
+                block: w.state,
+                offset,
+                first: 0,
+            };
+            let listed = &w.list[..old];
+            let r =
+                geometry_chunk(cx, listed, asked, &mut raw, Some(kept), scratch).and_then(|()| {
+                    // The chunk's first new contact is the detection's `skip`-th.
+                    let skip = (w.first + old).saturating_sub(fresh);
+                    raw.extend(new[skip..skip + (n - old)].iter().map(|&(_, g)| g));
+                    law_chunk(cx, w, &raw, pairs, old, scratch)
+                });
             scratch.raw = raw;
             r
         }
@@ -275,14 +285,19 @@ fn run_law(
     let in_place = picked.len() == w.list.len();
     let columns = &mut scratch.law;
     columns.resize(picked.len(), law.state_len, !in_place);
+    // The masses and materials of a contact only when the law reads them: at every step,
+    // or at onset only (for its constants).
+    let every = law.reads.contains(LawReads::PAIR);
     columns.write_pairs(picked.iter().map(|&i| {
         let c = &w.list[i];
-        let [b1, b2] = pairs[i].map(|b| b as usize);
-        let (mass, material) = (
-            [p.law_mass(b1), p.law_mass(b2)],
-            [p.material[b1], p.material[b2]],
-        );
-        (mass, material, c.new, c.ending)
+        let pair = (every || c.new).then(|| {
+            let [b1, b2] = pairs[i].map(|b| b as usize);
+            (
+                [p.law_mass(b1), p.law_mass(b2)],
+                [p.material[b1], p.material[b2]],
+            )
+        });
+        (pair, c.new, c.ending)
     }));
     if !in_place {
         for (k, &i) in picked.iter().enumerate() {
