@@ -20,6 +20,7 @@ const SCENE: &str = r#"Scene(
     gravity: (0, 0, -9.81),
     timestep: Critical(0.2),
     duration: Steps(100),
+    output: (sphere_orientation: true),
 )"#;
 
 fn dir() -> PathBuf {
@@ -101,6 +102,29 @@ fn running() -> Simulation {
     let mut sim = sim_from_text(SCENE, "vtk.ron").unwrap();
     sim.run_steps(100).unwrap();
     sim
+}
+
+/// Without `output.sphere_orientation` (and no functor reading it) spheres keep their
+/// initial orientation, the VTK particles have no `orientation` array, and nothing else
+/// changes: the same bits as the run that integrates it.
+#[test]
+fn sphere_orientation_only_when_asked() {
+    let asked = running();
+    let text = SCENE.replace("    output: (sphere_orientation: true),\n", "");
+    assert_ne!(text, SCENE);
+    let mut plain = sim_from_text(&text, "vtk.ron").unwrap();
+    plain.run_steps(100).unwrap();
+    let (a, b) = (&asked.particles, &plain.particles);
+    assert!(a.pos == b.pos && a.vel == b.vel && a.angvel == b.angvel);
+    let turned = (0..a.len()).filter(|&i| a.ori[i] != b.ori[i]).count();
+    assert!(turned >= 18, "{turned} spheres turned");
+    assert!(b
+        .ori
+        .iter()
+        .all(|q| *q == nalgebra::UnitQuaternion::identity()));
+    let piece = read_back(&vtk::particles(&plain), "particles_plain.vtu");
+    assert!(piece.0["point_data"]["orientation"].is_null());
+    assert!(!piece.0["point_data"]["angular_velocity"].is_null());
 }
 
 #[test]

@@ -17,7 +17,7 @@
 //! `f(t) . (v(t-dt/2) + v(t+dt/2)) dt / 2`.
 
 use crate::energy::Ledger;
-use crate::particles::{Dofs, Particles};
+use crate::particles::{Dofs, Particles, Shape};
 use crate::rotation;
 use crate::team::{Parts, Team};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
@@ -32,6 +32,11 @@ pub struct Integrator {
     pub damping: f64,
     /// Time step, s.
     pub dt: f64,
+    /// Is the orientation of spheres integrated? Only when something reads it (a geometry
+    /// functor that declares it, or the scene's `output.sphere_orientation`): a sphere's
+    /// shape does not depend on it, so without a reader it keeps its initial value. Other
+    /// shapes always rotate.
+    pub sphere_orientation: bool,
 }
 
 /// Cundall's non-viscous damping of one force (or torque) component `f` against the
@@ -155,6 +160,7 @@ impl Integrator {
             &p.torque[..n],
             &p.blocked[..n],
         );
+        let shape = &p.shape[..n];
         team.run(|t| {
             let mine = team.range(chunks, t);
             // SAFETY: the members' chunk runs are disjoint, and so are their particles.
@@ -174,7 +180,8 @@ impl Integrator {
                         inertia: &inertia[r.clone()],
                         force: &force[r.clone()],
                         torque: &torque[r.clone()],
-                        blocked: &blocked[r],
+                        blocked: &blocked[r.clone()],
+                        shape: &shape[r],
                     }
                 };
                 let x = self.advance(c);
@@ -221,7 +228,7 @@ impl Integrator {
         c.ori = &mut std::mem::take(&mut c.ori)[..n];
         c.angvel = &mut std::mem::take(&mut c.angvel)[..n];
         (c.mass, c.inertia, c.blocked) = (&c.mass[..n], &c.inertia[..n], &c.blocked[..n]);
-        (c.force, c.torque) = (&c.force[..n], &c.torque[..n]);
+        (c.force, c.torque, c.shape) = (&c.force[..n], &c.torque[..n], &c.shape[..n]);
         for i in 0..n {
             let m = c.mass[i];
             let blocked = c.blocked[i];
@@ -247,7 +254,7 @@ impl Integrator {
                 let w1 = w0 + c.torque[i] * (dt / j);
                 e.rotational += 0.5 * j * w0.dot(&w1);
                 c.angvel[i] = w1;
-                if w1 != Vector3::zeros() {
+                if w1 != Vector3::zeros() && self.rotates(c.shape, i) {
                     c.ori[i] = exp_map(&(w1 * dt)) * c.ori[i];
                 }
                 e.probe += (c.pos[i] + v1 + w1).sum();
@@ -256,6 +263,13 @@ impl Integrator {
             self.general(&mut c, i, &mut e);
         }
         e
+    }
+
+    /// Is the orientation of particle `i` of `shape` integrated (see
+    /// [`Integrator::sphere_orientation`])?
+    #[inline(always)]
+    fn rotates(&self, shape: &[Shape], i: usize) -> bool {
+        self.sphere_orientation || !matches!(shape[i], Shape::Sphere(_))
     }
 
     /// The general step of particle `i` (blocked components, damping, aspherical
@@ -325,7 +339,7 @@ impl Integrator {
             c.angvel[i][k] = w1;
         }
         let w = c.angvel[i];
-        if w != Vector3::zeros() {
+        if w != Vector3::zeros() && self.rotates(c.shape, i) {
             c.ori[i] = exp_map(&(w * dt)) * c.ori[i];
         }
         e.probe += (c.pos[i] + v + w).sum();
@@ -351,6 +365,7 @@ struct Chunk<'a> {
     force: &'a [Vector3<f64>],
     torque: &'a [Vector3<f64>],
     blocked: &'a [Dofs],
+    shape: &'a [Shape],
 }
 
 /// Energies of a chunk in one step, as [`Integrator::advance_in`] gives them: the probe

@@ -243,7 +243,16 @@ pub fn particles(sim: &Simulation) -> Grid {
             components: 1,
             values: Values::I32(ids.iter().map(|&i| p.material[i] as i32).collect()),
         },
-        Array {
+    ];
+    // Free spheres keep their initial orientation unless it is integrated (see
+    // `Integrator::sphere_orientation`): then no orientation is written rather than that.
+    let kept = |&i: &usize| {
+        sim.integrator.sphere_orientation
+            || !matches!(p.shape[i], Shape::Sphere(_))
+            || p.blocked[i].member()
+    };
+    if ids.iter().all(kept) {
+        g.point_data.push(Array {
             name: "orientation",
             components: 4,
             values: Values::F64(
@@ -254,8 +263,8 @@ pub fn particles(sim: &Simulation) -> Grid {
                     })
                     .collect(),
             ),
-        },
-    ];
+        });
+    }
     if !sim.clumps.is_empty() || sim.flow.inserts_clumps() {
         // A member's clump (index in the simulation's clumps: scene order, then insertion
         // order, less those removed), -1 for a free sphere; its velocity,

@@ -16,6 +16,7 @@ fn integrator(dt: f64, damping: f64) -> Integrator {
         gravity: Vector3::zeros(),
         damping,
         dt,
+        sphere_orientation: true,
     }
 }
 
@@ -304,6 +305,7 @@ fn spheres_are_bitwise_unchanged() {
         gravity: Vector3::new(0.0, 0.0, -9.81),
         damping: 0.2,
         dt: 1e-3,
+        sphere_orientation: true,
     };
     let mut q = p.clone();
     let (mut lp, mut lq) = (Ledger::default(), Ledger::default());

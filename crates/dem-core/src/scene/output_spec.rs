@@ -18,6 +18,10 @@ pub struct OutputSpec {
     /// Where `stress.csv` averages the stress without a periodic cell (with one, over the
     /// cell); no `stress.csv` without either. See [`crate::stress`].
     pub stress: Option<crate::stress::Region>,
+    /// Integrate and write the orientation of spheres (the VTK `orientation` array of the
+    /// particles; Python's `orientations`). Without it spheres keep their initial
+    /// orientation, unless a geometry functor reads it.
+    pub sphere_orientation: bool,
 }
 
 impl Default for OutputSpec {
@@ -27,6 +31,7 @@ impl Default for OutputSpec {
             frames: None,
             track: Vec::new(),
             stress: None,
+            sphere_orientation: false,
         }
     }
 }

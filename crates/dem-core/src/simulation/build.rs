@@ -169,6 +169,8 @@ impl Simulation {
             gravity: Vector3::new(g[0], g[1], g[2]),
             damping: scene.damping,
             dt,
+            sphere_orientation: scene.output.sphere_orientation
+                || dispatch.reads_sphere_orientation(),
         };
         let eps = scene.contacts.contact_eps;
         let l6 = scene.contacts.l6geom;
