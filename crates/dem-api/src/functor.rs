@@ -1,6 +1,6 @@
 //! The two batched functor traits that cross the plugin boundary.
 //!
-//! Both are called with column batches (see [`crate::batch`]; typically up to 256
+//! Both are called with column batches (see [`crate::batch`]; typically up to 512
 //! contacts) from the solver's worker threads; an implementation must be pure: read its
 //! inputs, write its outputs and the state it is given, and nothing else (no threads, no
 //! global state). Plugin authors do not implement these traits directly: they write the

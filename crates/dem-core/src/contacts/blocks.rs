@@ -3,10 +3,10 @@
 //!
 //! The list of contacts is cut into chunks of [`CHUNK`]; each chunk has one block of
 //! `fields * PITCH` values, in which field `f` of the chunk's contact `k` is at
-//! `f * PITCH + k`. The pitch is a little more than the chunk: with a power of two (2 kB),
-//! the fields of one contact would all fall in the same two sets of the L1 cache, which
-//! holds only 16 of the 33 lines a contact's L6Geom update reads (measured: the law pass
-//! took 55 % longer). A chunk's fields are thus columns, handed to a law as they are stored
+//! `f * PITCH + k`. The pitch is a little more than the chunk: with a power of two (2 kB
+//! for chunks of 256), the fields of one contact would all fall in the same two sets of
+//! the L1 cache, which holds only 16 of the 33 lines a contact's L6Geom update reads
+//! (measured: the law pass took 55 % longer). A chunk's fields are thus columns, handed to a law as they are stored
 //! (no copy into per-contact records; a law written over lanes reads four contacts' slot
 //! as one vector), and a chunk's block is one slice, which the parallel passes split off
 //! without further bookkeeping.
