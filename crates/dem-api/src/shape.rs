@@ -1,9 +1,11 @@
 //! Shape views: what a geometry functor reads about the two bodies it is given.
 //!
 //! A [`ShapeView`] is a tag plus a pointer to a `#[repr(C)]` record whose type the tag
-//! names. The layout of `ShapeView` never changes; a new shape kind adds a tag constant
-//! and a record type (an append-only change: plugins built before it keep loading and are
-//! never handed a kind they did not declare). Read a view through its typed accessors
+//! names, and the shape's bounding radius (dem-api 0.5: so that a sphere's radius is read
+//! from the view itself, not from its record). The layout of `ShapeView` does not change
+//! within a minor version; a new shape kind adds a tag constant and a record type (an
+//! append-only change: plugins built before it keep loading and are never handed a kind
+//! they did not declare). Read a view through its typed accessors
 //! ([`ShapeView::sphere`], [`ShapeView::wall`], [`ShapeView::facet`],
 //! [`ShapeView::polyhedron`]), which check the tag.
 
@@ -68,6 +70,8 @@ pub struct WallShape {
 pub struct ShapeView<'a> {
     kind: ShapeKind,
     record: *const core::ffi::c_void,
+    /// See [`ShapeView::radius`].
+    radius: f64,
     _borrow: PhantomData<&'a ()>,
 }
 
@@ -79,34 +83,44 @@ impl<'a> ShapeView<'a> {
     /// A view of a sphere.
     #[inline]
     pub fn of_sphere(s: &'a SphereShape) -> Self {
-        Self::new(ShapeKind::SPHERE, s)
+        Self::new(ShapeKind::SPHERE, s, s.radius)
     }
 
     /// A view of a wall.
     #[inline]
     pub fn of_wall(w: &'a WallShape) -> Self {
-        Self::new(ShapeKind::WALL, w)
+        Self::new(ShapeKind::WALL, w, f64::INFINITY)
     }
 
     /// A view of a facet.
     #[inline]
     pub fn of_facet(f: &'a FacetShape) -> Self {
-        Self::new(ShapeKind::FACET, f)
+        Self::new(ShapeKind::FACET, f, f64::INFINITY)
     }
 
     /// A view of a polyhedron.
     #[inline]
     pub fn of_polyhedron(p: &'a PolyhedronShape) -> Self {
-        Self::new(ShapeKind::POLYHEDRON, p)
+        Self::new(ShapeKind::POLYHEDRON, p, p.bounding_radius)
     }
 
     #[inline]
-    fn new<T>(kind: ShapeKind, r: &'a T) -> Self {
+    fn new<T>(kind: ShapeKind, r: &'a T, radius: f64) -> Self {
         ShapeView {
             kind,
             record: r as *const T as *const _,
+            radius,
             _borrow: PhantomData,
         }
+    }
+
+    /// The shape's bounding radius about the body's reference point, m: a sphere's radius,
+    /// the largest distance of a polyhedron's vertices from its centroid, and
+    /// `f64::INFINITY` for walls and facets. Held in the view: reading it follows no
+    /// pointer.
+    #[inline]
+    pub fn radius(&self) -> f64 {
+        self.radius
     }
 
     /// The kind of shape viewed.
@@ -115,17 +129,20 @@ impl<'a> ShapeView<'a> {
         self.kind
     }
 
-    /// The sphere record, if this is a sphere.
+    /// The sphere, if this is a sphere: a copy made from the view (its radius is held in
+    /// the view, so the record is not read; dem-api 0.5, before which this returned a
+    /// reference to the record).
     #[inline]
-    pub fn sphere(&self) -> Option<&'a SphereShape> {
-        // SAFETY: the tag was set together with the pointer by a typed constructor.
-        (self.kind == ShapeKind::SPHERE).then(|| unsafe { &*(self.record as *const SphereShape) })
+    pub fn sphere(&self) -> Option<SphereShape> {
+        (self.kind == ShapeKind::SPHERE).then_some(SphereShape {
+            radius: self.radius,
+        })
     }
 
     /// The wall record, if this is a wall.
     #[inline]
     pub fn wall(&self) -> Option<&'a WallShape> {
-        // SAFETY: as above.
+        // SAFETY: the tag was set together with the pointer by a typed constructor.
         (self.kind == ShapeKind::WALL).then(|| unsafe { &*(self.record as *const WallShape) })
     }
 
