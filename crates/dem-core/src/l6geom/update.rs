@@ -7,6 +7,7 @@
 
 use crate::contacts::blocks::{self as hot, FRAME, PHI, PHI_DOT, POINT, QUAT, U, U_DOT};
 use crate::particles::Particles;
+use crate::prefetch::prefetch;
 use crate::scene::L6Options;
 use dem_api::lane::{F64x4, Lane};
 use dem_api::RawGeom;
@@ -424,6 +425,15 @@ fn gather(cols: &mut [f64], ks: &[usize], raw: &[RawGeom], bodies: &[[u32; 2]], 
     let last = ks[n - 1];
     let padded = ks.iter().chain(std::iter::repeat(&last));
     for (g, &k) in padded.take(n.next_multiple_of(4)).enumerate() {
+        // The velocities of the bodies a few contacts ahead, asked for now: on a large bed
+        // they are cache misses (the positions are in cache: the functor read them).
+        if let Some(&ahead) = ks.get(g + AHEAD) {
+            for b in bodies[ahead] {
+                let b = (b as usize).min(m - 1);
+                prefetch(&vel[b]);
+                prefetch(&angvel[b]);
+            }
+        }
         let r = &raw[k];
         let [b1, b2] = bodies[k].map(|b| b as usize);
         let values = [
@@ -443,6 +453,10 @@ fn gather(cols: &mut [f64], ks: &[usize], raw: &[RawGeom], bodies: &[[u32; 2]], 
         }
     }
 }
+
+/// How many contacts ahead [`gather`] asks for the bodies' velocities (on the dense bed at
+/// N = 100,000, 16 took 3.7 % less time in all than none, 8 less than that).
+const AHEAD: usize = 16;
 
 // AVX-512 first: `multiversion` runs the first target the CPU has.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
