@@ -38,7 +38,6 @@ pub mod particles;
 pub mod plugin_probe;
 pub mod plugins;
 pub mod population;
-mod prefetch;
 pub mod py_record;
 pub mod ranks;
 pub mod region;

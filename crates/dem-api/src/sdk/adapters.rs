@@ -2,7 +2,7 @@
 
 use super::lanes::{run_lanes, MAX_SLOTS};
 use super::params::{default_text, parse_params};
-use super::{Geometry, LaneLaw, Law, Param, Slots};
+use super::{prefetch, Geometry, LaneLaw, Law, Param, Slots};
 use crate::batch::{GeomBatch, LawBatch, LawOutColumns, StateColumns, FLAG_NEW};
 use crate::functor::{
     CallError, Cg2Box, Cg2Functor, Cg2Functor_TO, ContactLaw, ContactLaw_TO, LawBox,
@@ -157,6 +157,7 @@ impl<G: Geometry> GeometryAdapter<G> {
         let result = guarded(|current| {
             for (i, o) in out.iter_mut().enumerate() {
                 current.set(i);
+                ask_ahead::<G>(batch, i + AHEAD);
                 let Some((b1, b2)) = batch.bodies(i) else {
                     failure = Some(CallError {
                         index: i as u64,
@@ -181,6 +182,32 @@ impl<G: Geometry> GeometryAdapter<G> {
         match (result, failure) {
             (ROk(()), Some(e)) => RErr(e),
             (r, _) => r,
+        }
+    }
+}
+
+/// How many pairs ahead the geometry loop asks for their bodies (see
+/// [`super::prefetch`]).
+const AHEAD: usize = 8;
+
+/// Asks for what the functor `G` reads of the bodies of pair `i`, if there is one: their
+/// positions and shapes, and their orientations and velocities if it declares them.
+#[inline(always)]
+fn ask_ahead<G: Geometry>(batch: &GeomBatch<'_>, i: usize) {
+    let Some(&pair) = batch.pairs.get(i) else {
+        return;
+    };
+    let b = &batch.bodies;
+    for (k, p) in pair.into_iter().enumerate() {
+        let p = p as usize;
+        prefetch(b.pos.as_ptr().wrapping_add(p));
+        prefetch(b.shape.as_ptr().wrapping_add(p));
+        if G::READS.contains(GeomReads::orientation(k)) {
+            prefetch(b.ori.as_ptr().wrapping_add(p));
+        }
+        if G::READS.contains(GeomReads::VELOCITY) {
+            prefetch(b.vel.as_ptr().wrapping_add(p));
+            prefetch(b.angvel.as_ptr().wrapping_add(p));
         }
     }
 }

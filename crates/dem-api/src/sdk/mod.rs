@@ -22,12 +22,14 @@ mod lanes;
 mod logging;
 mod params;
 pub mod parts;
+mod prefetch;
 mod slots;
 
 pub use adapters::{geometry_info, law_info, new_geometry, new_lane_law, new_law};
 pub use lanes::{lanes_agree, one_lane, LaneInput, LaneLaw, LaneOutput};
 pub use logging::install_forwarder;
 pub use params::parse_params;
+pub use prefetch::prefetch;
 pub use slots::Slots;
 
 use crate::geom::RawGeom;

@@ -7,9 +7,9 @@
 
 use crate::contacts::blocks::{self as hot, FRAME, PHI, PHI_DOT, POINT, QUAT, U, U_DOT};
 use crate::particles::Particles;
-use crate::prefetch::prefetch;
 use crate::scene::L6Options;
 use dem_api::lane::{F64x4, Lane};
+use dem_api::sdk::prefetch;
 use dem_api::RawGeom;
 
 /// A 3-vector of lanes.
