@@ -4,7 +4,7 @@
 //! a loop hides by asking for the lines a few pairs ahead. The SDK's geometry loop does
 //! it for what a functor declares it reads, the solver's L6Geom gather for the bodies'
 //! velocities. (Tried in the solver's gather of forces too, with a ring of the next
-//! contacts: 5 % faster at N = 100,000, 4 % slower at 10,000, so not kept.)
+//! contacts: no faster once the two above were in.)
 
 /// Asks the CPU to bring the cache line at `x` into the L1 cache: a hint, with no other
 /// effect (and on targets other than x86-64, none at all). Any address will do: a

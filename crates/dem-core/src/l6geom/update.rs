@@ -455,7 +455,7 @@ fn gather(cols: &mut [f64], ks: &[usize], raw: &[RawGeom], bodies: &[[u32; 2]], 
 }
 
 /// How many contacts ahead [`gather`] asks for the bodies' velocities (on the dense bed at
-/// N = 100,000, 16 took 3.7 % less time in all than none, 8 less than that).
+/// N = 100,000, 16 took 3.7 % less time in all than none; 8 saved less).
 const AHEAD: usize = 16;
 
 // AVX-512 first: `multiversion` runs the first target the CPU has.
