@@ -197,24 +197,16 @@ impl Dispatch {
                             )))
                         }
                     };
-                    let cache_len = match functor.cache_len() {
-                        n @ 0..=MAX_CACHE_LEN => n as usize,
-                        n => {
-                            return Err(scene.error(format!(
-                                "geometry functor {name} (plugin {plugin}) asks for a pair \
-                                 cache of {n} values; at most {MAX_CACHE_LEN} are supported"
-                            )))
-                        }
+                    // Values the functor keeps per pair (`what`): at most MAX_CACHE_LEN.
+                    let slots = |n: u32, what: &str| match n {
+                        0..=MAX_CACHE_LEN => Ok(n as usize),
+                        _ => Err(scene.error(format!(
+                            "geometry functor {name} (plugin {plugin}) asks for a {what} of {n} \
+                             values; at most {MAX_CACHE_LEN} are supported"
+                        ))),
                     };
-                    let state_len = match functor.state_len() {
-                        n @ 0..=MAX_CACHE_LEN => n as usize,
-                        n => {
-                            return Err(scene.error(format!(
-                                "geometry functor {name} (plugin {plugin}) asks for a contact \
-                                 state of {n} values; at most {MAX_CACHE_LEN} are supported"
-                            )))
-                        }
-                    };
+                    let cache_len = slots(functor.cache_len(), "pair cache")?;
+                    let state_len = slots(functor.state_len(), "contact state")?;
                     let reads = functor.reads();
                     geoms.push(GeomEntry {
                         name,
