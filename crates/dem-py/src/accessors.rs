@@ -249,7 +249,11 @@ impl PySimulation {
         };
         let (mut ids, mut point, mut normal, mut force) = (vec![], vec![], vec![], vec![]);
         let (mut fnormal, mut tangential, mut overlap) = (vec![], vec![], vec![]);
+        let (mut elastic, mut friction, mut damping) = (vec![], vec![], vec![]);
         for (c, l6, pushed) in sim.contacts.live_with_geometry() {
+            elastic.push(pushed.out.elastic);
+            friction.push(pushed.out.friction);
+            damping.push(pushed.out.damping);
             let (b1, b2) = c.bodies();
             let n = l6.frame.row(0).transpose();
             let f = pushed.force;
@@ -277,6 +281,9 @@ impl PySimulation {
         d.set_item("normal_force", fnormal.into_pyarray(py))?;
         d.set_item("tangential_force", rows_array(py, tangential, 3)?)?;
         d.set_item("overlap", overlap.into_pyarray(py))?;
+        d.set_item("elastic", elastic.into_pyarray(py))?;
+        d.set_item("friction", friction.into_pyarray(py))?;
+        d.set_item("damping", damping.into_pyarray(py))?;
         Ok(d)
     }
 }

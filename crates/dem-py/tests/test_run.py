@@ -87,6 +87,27 @@ def test_contacts_during_the_bounce(plugins):
     assert c["normal_force"][0] == pytest.approx(abs(on_sphere[2]), rel=1e-12)
 
 
+def test_contact_energies_are_the_ledgers(plugins):
+    # Step by step into the bounce: the contact's stored energy is the ledger's, and what
+    # it dissipated in the step is what the ledger's dissipation grew by.
+    sim = fall(plugins)
+    for _ in range(sim.end_step):
+        before = sim.ledger
+        sim.run(steps=1)
+        c = sim.contacts()
+        if c["overlap"].size > 0 and c["overlap"][0] > 1e-5:
+            break
+    else:
+        pytest.fail("the sphere never pressed into the floor")
+    after = sim.ledger
+    assert c["elastic"].shape == c["friction"].shape == c["damping"].shape == (1,)
+    assert c["elastic"][0] > 0
+    assert c["elastic"][0] == pytest.approx(after["elastic"], rel=1e-12)
+    assert c["damping"][0] > 0
+    assert c["damping"][0] == pytest.approx(after["damping"] - before["damping"], rel=1e-9)
+    assert c["friction"][0] == pytest.approx(after["friction"] - before["friction"], abs=1e-18)
+
+
 def test_ledger_and_energy_history(plugins):
     sim = fall(plugins)
     sim.run(steps=1001)
