@@ -6,7 +6,7 @@
 //! The closed forms here are written from the theory (Johnson, Kendall & Roberts 1971;
 //! Derjaguin, Muller & Toporov 1975) with `w` the work of adhesion, not from the plugin.
 
-use dem_core::law_tester::{LawTest, Record};
+use dem_core::step::law_tester::{LawTest, Record};
 use dem_verification::{plugins, sim_from_text};
 use std::f64::consts::PI;
 use std::path::Path;

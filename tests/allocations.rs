@@ -1,5 +1,5 @@
 //! A step allocates nothing once the run is under way: the parallel loops keep their
-//! buffers from step to step (`dem_core::workers`). Only a broad-phase rebuild (new
+//! buffers from step to step (`dem_core::support::workers`). Only a broad-phase rebuild (new
 //! candidate lists) and the growth of the kept buffers, the contact list among them (by
 //! an eighth at a time), allocate.
 //!

@@ -139,7 +139,7 @@ fn on_incline(friction: &str, tan: f64) -> Incline {
         [g * theta.sin(), 0.0, -g * theta.cos()],
         dt,
     );
-    sim.particles.blocked[0] = dem_core::particles::Dofs::parse("XYZ").unwrap();
+    sim.particles.blocked[0] = dem_core::model::particles::Dofs::parse("XYZ").unwrap();
     sim.run_steps((0.05 / dt) as u64).unwrap();
     let (x1, v1) = (sim.particles.pos[0].x, sim.particles.vel[0].x);
     let (total1, friction1) = (sim.ledger.total(), sim.ledger.friction);

@@ -8,7 +8,7 @@
 //!
 //! The Hooke scene at N = 1,000 runs bitwise the same on 1 and 2 threads.
 
-use dem_core::particles::Shape;
+use dem_core::model::particles::Shape;
 use dem_core::Simulation;
 use dem_verification::bench_scene as scene_file;
 

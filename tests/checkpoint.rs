@@ -2,7 +2,7 @@
 //! cannot be resumed (truncated, corrupted, another format version, missing or different
 //! plugins) are refused with a message saying what is wrong.
 
-use dem_core::checkpoint::FORMAT_VERSION;
+use dem_core::files::checkpoint::FORMAT_VERSION;
 use dem_core::{Checkpoint, PluginSet, Simulation};
 use dem_verification::{build_plugins, plugins, sim_from_text};
 use std::path::Path;
@@ -169,7 +169,7 @@ const MOVING: &str = r#"Scene(
 /// of its state: a checkpoint keeps them, and the resumed run goes on bitwise.
 #[test]
 fn motions_and_gravity_changed_during_a_run_are_resumed() {
-    use dem_core::motion::Motion;
+    use dem_core::engines::motion::Motion;
     let change = |sim: &mut Simulation| {
         let t = sim.time;
         let new = [

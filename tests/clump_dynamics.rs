@@ -1,7 +1,7 @@
 //! Clump dynamics (issue 24): one rigid body per clump, members moved with it, no
 //! contacts inside a clump, loads summed in a fixed order.
 
-use dem_core::rotation;
+use dem_core::engines::rotation;
 use dem_core::Simulation;
 use dem_verification::sim_from_text;
 use nalgebra::Vector3;
@@ -311,7 +311,7 @@ fn outputs_give_one_row_per_clump_and_the_members_their_clump() {
     sim.run_steps(10).unwrap();
     let dir = std::env::temp_dir().join(format!("dem-clump-out-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dem_core::output::write_particles(&dir, &sim).unwrap();
+    let path = dem_core::files::output::write_particles(&dir, &sim).unwrap();
     let csv = std::fs::read_to_string(path).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     let rows: Vec<Vec<&str>> = csv
@@ -329,13 +329,13 @@ fn outputs_give_one_row_per_clump_and_the_members_their_clump() {
     // Free fall: the force on the clump is its weight.
     assert!((num(14) + c.mass * 9.81).abs() < 1e-12 * c.mass * 9.81);
     // VTK: the members carry the clump's index, the sphere -1.
-    let grid = dem_core::vtk::particles(&sim);
+    let grid = dem_core::files::vtk::particles(&sim);
     let clump = grid
         .point_data
         .iter()
         .find(|a| a.name == "clump")
         .expect("a clump array");
-    let dem_core::vtk::Values::I64(ids) = &clump.values else {
+    let dem_core::files::vtk::Values::I64(ids) = &clump.values else {
         panic!("the clump array is not Int64")
     };
     assert_eq!(ids, &[-1, 0, 0, 0]);

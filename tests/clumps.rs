@@ -1,7 +1,7 @@
 //! Clumps (issue 24): mass properties of overlapping member spheres against closed forms
 //! derived here, independently of the solver's slicing quadrature.
 
-use dem_core::clump::{union_mass_properties, ClumpTemplate, Member};
+use dem_core::engines::clump::{union_mass_properties, ClumpTemplate, Member};
 use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 use std::f64::consts::PI;
 

@@ -2,7 +2,7 @@
 //! tester pulls a bond open and shears one until they break, and a sphere hanging from a
 //! fixed one under gravity stays bonded below the strength and falls above it.
 
-use dem_core::law_tester::{LawTest, Record};
+use dem_core::step::law_tester::{LawTest, Record};
 use dem_verification::{plugins, sim_from_text};
 use std::f64::consts::PI;
 use std::path::Path;

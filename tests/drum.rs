@@ -28,7 +28,8 @@ fn rotating_drum_ledger_closes() {
     let mut sim = sim_from_text(&text, "drum.ron").unwrap();
     sim.step().unwrap();
     let l0 = sim.ledger;
-    let energy = |l: &dem_core::energy::Ledger| l.kinetic + l.rotational + l.potential + l.elastic;
+    let energy =
+        |l: &dem_core::model::energy::Ledger| l.kinetic + l.rotational + l.potential + l.elastic;
     // Torque work, integrated from the reported mesh loads (torque about the axis point).
     let mut torque_work = 0.0;
     let steps = (0.6 / sim.dt()) as u64;

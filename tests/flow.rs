@@ -8,8 +8,8 @@
 //! keep clear of the images across the faces (brute force over lattice shifts), and
 //! removing spheres whose contacts cross a face keeps the ledger and resumes bitwise.
 
-use dem_core::inlet::Rate;
-use dem_core::particles::Shape;
+use dem_core::engines::inlet::Rate;
+use dem_core::model::particles::Shape;
 use dem_core::Simulation;
 use dem_verification::flow::{round_trip, state, whole_and_resumed};
 use dem_verification::{dem_run, read_vtk, root, sim_from_text};
@@ -406,7 +406,7 @@ fn inserted_spheres_keep_clear_of_the_images_across_periodic_faces() {
         }
         g
     };
-    let worst = |made: &[dem_core::inlet::NewParticle]| {
+    let worst = |made: &[dem_core::engines::inlet::NewParticle]| {
         let mut w = f64::INFINITY;
         for (k, s) in made.iter().enumerate() {
             w = w.min(gap(&s.center, s.radius, &spheres));

@@ -7,8 +7,8 @@
 //! (the step of an insertion and a removal ends with the same total as the same step
 //! without them); a run inserting and removing clumps resumes bitwise from checkpoints.
 
-use dem_core::clump::{union_mass_properties, Member};
-use dem_core::particles::Shape;
+use dem_core::engines::clump::{union_mass_properties, Member};
+use dem_core::model::particles::Shape;
 use dem_core::Simulation;
 use dem_verification::flow::{state, whole_and_resumed};
 use dem_verification::sim_from_text;

@@ -5,7 +5,7 @@
 //! resumes bitwise from a checkpoint (the inserted shapes are saved whole). Refused with a
 //! message: a template without volume, polyhedra inserted in a periodic cell.
 
-use dem_core::particles::Shape;
+use dem_core::model::particles::Shape;
 use dem_verification::flow::{round_trip, state};
 use dem_verification::sim_from_text;
 use std::f64::consts::PI;

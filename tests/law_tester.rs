@@ -1,7 +1,7 @@
 //! The law tester drives one contact through a prescribed motion; checked here with the
 //! linear law, whose response to each motion has a closed form.
 
-use dem_core::law_tester::{LawTest, Record};
+use dem_core::step::law_tester::{LawTest, Record};
 use dem_verification::plugins;
 use std::path::Path;
 

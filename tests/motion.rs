@@ -92,7 +92,7 @@ fn shaking_wall_keeps_the_ledger_closed() {
 /// its new speed.
 #[test]
 fn a_wall_whose_speed_changes_keeps_the_ledger_closed() {
-    use dem_core::motion::Motion;
+    use dem_core::engines::motion::Motion;
     let dt = PI * (mass() / 1e5).sqrt() / 200.0;
     let wall = r#"Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m",
                       motion: Translate(velocity: (0, 0, 0.05)))"#;

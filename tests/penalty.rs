@@ -229,7 +229,7 @@ fn yamane_nakamura_on_an_incline() {
         }
         .build();
         // Rolling locked: the sphere slides like a block.
-        sim.particles.blocked[0] = dem_core::particles::Dofs::parse("XYZ").unwrap();
+        sim.particles.blocked[0] = dem_core::model::particles::Dofs::parse("XYZ").unwrap();
         let t1 = 0.1;
         sim.run_steps((t1 / dt) as u64).unwrap();
         let (x1, v1) = (sim.particles.pos[0].x, sim.particles.vel[0].x);

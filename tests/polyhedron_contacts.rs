@@ -1,7 +1,7 @@
 //! Polyhedra against spheres and mesh facets, in scenes: static overlaps against the
 //! closed form `m g / k_n` of the linear law.
 
-use dem_core::particles::Shape;
+use dem_core::model::particles::Shape;
 use dem_core::Simulation;
 use dem_verification::polyhedra::floor_mesh;
 use dem_verification::sim_from_text;

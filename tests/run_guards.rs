@@ -5,7 +5,7 @@
 //! field; and scenes that would crawl (a skin of a million radii, a boulder setting the
 //! skin of every grain) are refused or not slowed.
 
-use dem_core::guards::GROWTH_FACTOR;
+use dem_core::engines::guards::GROWTH_FACTOR;
 use dem_core::DemError;
 use dem_verification::mesh::write_obj;
 use dem_verification::sim_from_text;

@@ -4,7 +4,7 @@
 //! one edge at a fixed rate at constant lateral stress and ends at the strain asked for.
 //! The ledger stays closed through both.
 
-use dem_core::stress::Stress;
+use dem_core::engines::stress::Stress;
 use dem_core::{Checkpoint, Simulation};
 use dem_verification::{plugins, sim_from_text};
 use nalgebra::{Matrix3, Vector3};
@@ -81,7 +81,8 @@ fn isotropic_compression_reaches_the_target_at_rest() {
     let s = Stress::of(&sim, None).unwrap();
     let faces = face_stress(&sim);
     let forces = sim.contacts.live_forces().map(|(_, f)| f.force.norm());
-    let unbalanced = dem_core::servo::unbalanced(&sim.particles, sim.particles.len(), forces);
+    let unbalanced =
+        dem_core::engines::servo::unbalanced(&sim.particles, sim.particles.len(), forces);
     eprintln!(
         "stage ended at step {ended}; 2000 steps later: sigma diag {:?}, through the faces {:?}, \
          unbalanced {unbalanced:e}, phi {}, Z {}",

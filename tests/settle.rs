@@ -1,6 +1,6 @@
 //! After `scenes/settle.ron` has run: the walls carry the weight and the ledger closed.
 
-use dem_core::particles::Shape;
+use dem_core::model::particles::Shape;
 use dem_verification::sim_from_file;
 
 #[test]

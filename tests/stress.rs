@@ -6,8 +6,8 @@
 //! centre of mass, floor at z = 0: walls that carry no weight by friction) and whose
 //! horizontal stress is the force on a side wall over its area.
 
-use dem_core::particles::Shape;
-use dem_core::stress::{Region, Stress};
+use dem_core::engines::stress::{Region, Stress};
+use dem_core::model::particles::Shape;
 use dem_verification::sim_from_text;
 
 const KN: f64 = 1e4;

@@ -3,7 +3,7 @@
 //! arrays, values and cell types, for particles, contacts, walls and the faces of
 //! polyhedra, also when a step has no contact.
 
-use dem_core::vtk::{self, Grid, VTK_LINE, VTK_POLYGON, VTK_QUAD, VTK_TRIANGLE, VTK_VERTEX};
+use dem_core::files::vtk::{self, Grid, VTK_LINE, VTK_POLYGON, VTK_QUAD, VTK_TRIANGLE, VTK_VERTEX};
 use dem_core::Simulation;
 use dem_verification::{read_vtk, root, sim_from_text};
 use serde_json::Value;
@@ -246,7 +246,7 @@ fn walls_read_back() {
     // Each quad lies in its wall's plane.
     let pts = piece.points();
     for (k, &id) in ids.iter().enumerate() {
-        let dem_core::particles::Shape::Wall(w) = &p.shape[id as usize] else {
+        let dem_core::model::particles::Shape::Wall(w) = &p.shape[id as usize] else {
             panic!("not a wall");
         };
         let n = w.normal.na();
@@ -363,7 +363,7 @@ fn polyhedra_read_back_as_outward_polygons() {
     sim.run_steps(3).unwrap();
     let piece = read_back(&vtk::polyhedra(&sim), "polyhedra.vtu");
     let id = 6usize; // after the box's six walls
-    let dem_core::particles::Shape::Polyhedron(body) = &sim.particles.shape[id] else {
+    let dem_core::model::particles::Shape::Polyhedron(body) = &sim.particles.shape[id] else {
         panic!("not a polyhedron");
     };
     let d = &body.data;

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod flow;
 pub mod impact;
 pub mod mesh;
+pub mod modules;
 pub mod polyhedra;
 pub mod ranks;
 pub mod reference;

@@ -2,7 +2,7 @@
 //! body's faces.
 
 use dem_api::nalgebra::{UnitQuaternion, Vector3};
-use dem_core::particles::Shape;
+use dem_core::model::particles::Shape;
 use dem_core::Simulation;
 
 /// The eight corners of a cube of side `a` (m) centred on `c`, rotated by `rot`, as a RON

@@ -1,8 +1,8 @@
 //! Ranks as threads of one test process: a stand-in for MPI, so that the sharing of a
-//! simulation among ranks ([`dem_core::ranks`]) is tested by `cargo test` alone. The
+//! simulation among ranks ([`dem_core::engines::ranks`]) is tested by `cargo test` alone. The
 //! `dem` executable's MPI exchange is tested end to end under `mpirun` (`tests/mpi.rs`).
 
-use dem_core::ranks::Exchange;
+use dem_core::engines::ranks::Exchange;
 use std::ops::Range;
 use std::sync::{Arc, Barrier, Mutex};
 

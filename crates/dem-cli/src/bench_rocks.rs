@@ -7,7 +7,7 @@
 //! gravity: within a few hundred steps (a few tens of ms) most rocks touch a neighbour,
 //! so the run measures polyhedron contacts being made, held and broken, not free flight.
 
-use dem_core::particles::Shape;
+use dem_core::model::particles::Shape;
 use dem_core::{DemError, Simulation};
 use nalgebra::Vector3;
 use rand::{Rng, SeedableRng};

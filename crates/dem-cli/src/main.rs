@@ -17,10 +17,11 @@ mod world;
 use clap::{Args, Parser, Subcommand};
 // The run's output files and the plugin catalogue are dem-core's (shared with the Python
 // module).
-use dem_core::particles::Shape;
-use dem_core::plugin_probe::Prober;
-use dem_core::threads::{self, Threads};
-use dem_core::{catalogue, output};
+use dem_core::files::output;
+use dem_core::model::particles::Shape;
+use dem_core::setup::catalogue;
+use dem_core::setup::plugin_probe::Prober;
+use dem_core::support::threads::{self, Threads};
 use dem_core::{Checkpoint, DemError, PluginSet, Scene, Simulation};
 use progress::Mode;
 use record::RunRecord;
@@ -125,7 +126,7 @@ enum Command {
     },
     /// Open plugin libraries one after the other, printing `done <i>` after each: the
     /// child process that tries libraries before `dem` loads them (see
-    /// dem_core::plugin_probe).
+    /// dem_core::setup::plugin_probe).
     #[command(hide = true)]
     ProbePlugins {
         /// Library files.
@@ -206,7 +207,7 @@ fn probe_plugins(libraries: &[PathBuf]) -> ExitCode {
     for (i, path) in libraries.iter().enumerate() {
         // Refusals are found again, with their messages, by the load that follows.
         let _ = PluginSet::default().load(path);
-        if writeln!(out, "{}", dem_core::plugin_probe::done_line(i))
+        if writeln!(out, "{}", dem_core::setup::plugin_probe::done_line(i))
             .and_then(|()| out.flush())
             .is_err()
         {
@@ -223,8 +224,8 @@ fn prepare(scene: &Path, extra: &[PathBuf]) -> Result<Simulation, DemError> {
 }
 
 /// Runs `f` inside a pool of `threads` workers (default: the cores this process may use,
-/// shared among the MPI ranks on this machine, see `dem_core::threads`): its size is the
-/// number of members of the solver's worker team (`dem_core::team`), which runs the phases
+/// shared among the MPI ranks on this machine, see `dem_core::support::threads`): its size is the
+/// number of members of the solver's worker team (`dem_core::support::team`), which runs the phases
 /// of a step, and the pool runs the broad phase's rebuilds. Results do not depend on the
 /// number of threads.
 fn in_pool<T>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, DemError>
@@ -404,8 +405,8 @@ fn thread_line(sim: &Simulation) -> String {
 fn flow_lines(sim: &Simulation) -> Vec<String> {
     let inlets = sim.flow.inlets.iter().map(|i| {
         let (rate, unit) = match i.spec.rate {
-            dem_core::inlet::Rate::Number(r) => (r, "particles/s"),
-            dem_core::inlet::Rate::Mass(r) => (r, "kg/s"),
+            dem_core::engines::inlet::Rate::Number(r) => (r, "particles/s"),
+            dem_core::engines::inlet::Rate::Mass(r) => (r, "kg/s"),
         };
         let limit = i
             .spec
@@ -444,7 +445,7 @@ fn check(scene_path: &Path, extra: &[PathBuf]) -> Result<(), DemError> {
         println!("{line}");
     }
     // Clumps by template, in order of first appearance.
-    let mut templates: Vec<(&str, usize, &dem_core::clump::ClumpBody)> = Vec::new();
+    let mut templates: Vec<(&str, usize, &dem_core::engines::clump::ClumpBody)> = Vec::new();
     for c in &sim.clumps {
         match templates.iter_mut().find(|(n, ..)| *n == c.template_name) {
             Some(t) => t.1 += 1,

@@ -36,7 +36,11 @@ fn font() -> bool {
 type Series = (&'static str, RGBColor, Vec<(f64, f64)>);
 
 /// A ledger entry: name, colour, value.
-type Entry = (&'static str, RGBColor, fn(&dem_core::energy::Ledger) -> f64);
+type Entry = (
+    &'static str,
+    RGBColor,
+    fn(&dem_core::model::energy::Ledger) -> f64,
+);
 
 /// The plotted series.
 fn series(rows: &[EnergyRow]) -> Vec<Series> {
@@ -146,7 +150,7 @@ fn draw(path: &Path, rows: &[EnergyRow], text: bool) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dem_core::energy::Ledger;
+    use dem_core::model::energy::Ledger;
 
     fn rows() -> Vec<EnergyRow> {
         (0..50)

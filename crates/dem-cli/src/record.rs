@@ -4,7 +4,7 @@
 //! the tracked particles' rows, and the run's id.
 
 use crate::output::{EnergyRow, FlowRow, MeshRow, StressRow};
-use dem_core::tracked::{TrackedContactRow, TrackedRow};
+use dem_core::files::tracked::{TrackedContactRow, TrackedRow};
 use serde::{Deserialize, Serialize};
 
 /// The run so far.
@@ -16,7 +16,7 @@ pub struct RunRecord {
     pub energy: Vec<EnergyRow>,
     /// Rows of `meshes.csv` (loads on each mesh at the output steps).
     pub meshes: Vec<MeshRow>,
-    /// Rows of `stress.csv` (see `dem_core::stress`).
+    /// Rows of `stress.csv` (see `dem_core::engines::stress`).
     pub stress: Vec<StressRow>,
     /// Rows of `flow.csv` (inlets and outlets).
     pub flow: Vec<FlowRow>,
@@ -96,7 +96,7 @@ impl RunRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dem_core::energy::Ledger;
+    use dem_core::model::energy::Ledger;
 
     #[test]
     fn tracked_rows_round_trip_and_an_older_record_still_decodes() {

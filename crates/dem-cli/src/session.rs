@@ -9,7 +9,7 @@ use crate::output::{
 };
 use crate::progress::{emit, Mode, Progress};
 use crate::record::RunRecord;
-use dem_core::py_record::PyRecord;
+use dem_core::files::py_record::PyRecord;
 use dem_core::{Checkpoint, DemError, PluginSet, Simulation};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -304,17 +304,17 @@ fn write_tracked(dir: &Path, sim: &mut Simulation, record: &mut RunRecord) -> Re
     }
     let (step, time) = (sim.step, sim.time);
     let (particles, contacts) =
-        sim.as_one_process(|sim| dem_core::tracked::rows(step, time, sim, &track))?;
+        sim.as_one_process(|sim| dem_core::files::tracked::rows(step, time, sim, &track))?;
     record.tracked.0.extend(particles);
     record.tracked.1.extend(contacts);
     if !sim.writes() {
         return Ok(());
     }
     let path = dir.join("tracked.csv");
-    let text = dem_core::tracked::particles_csv(&record.tracked.0);
+    let text = dem_core::files::tracked::particles_csv(&record.tracked.0);
     write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
     let path = dir.join("tracked_contacts.csv");
-    let text = dem_core::tracked::contacts_csv(&record.tracked.1);
+    let text = dem_core::files::tracked::contacts_csv(&record.tracked.1);
     write_atomic(&path, text.as_bytes()).map_err(io(&path))
 }
 

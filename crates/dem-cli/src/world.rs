@@ -1,9 +1,9 @@
 //! The processes of one run: one, or the ranks `mpirun` starts (built with the cargo
 //! feature `mpi`, against the system's MPI through the `mpi` crate). Each rank reads the
 //! scene and loads the plugins itself; the simulation is then shared among them (see
-//! `dem_core::ranks`). Rank 0 writes the outputs and the checkpoints, and reports.
+//! `dem_core::engines::ranks`). Rank 0 writes the outputs and the checkpoints, and reports.
 
-use dem_core::ranks::Exchange;
+use dem_core::engines::ranks::Exchange;
 use dem_core::DemError;
 #[cfg(feature = "mpi")]
 use std::ops::Range;

@@ -12,9 +12,9 @@
 //! same skin) is timed too, for context.
 
 use dem_api::SphereShape;
-use dem_core::box_intersection::{Aabb, BoxIntersection, DEFAULT_CUTOFF};
-use dem_core::broadphase::VerletList;
-use dem_core::particles::{Dofs, Particles, Shape};
+use dem_core::engines::broadphase::VerletList;
+use dem_core::model::particles::{Dofs, Particles, Shape};
+use dem_core::support::box_intersection::{Aabb, BoxIntersection, DEFAULT_CUTOFF};
 use nalgebra::Vector3;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;

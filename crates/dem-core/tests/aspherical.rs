@@ -1,12 +1,12 @@
-//! Rotation of bodies with distinct principal moments (`dem_core::rotation`), checked
+//! Rotation of bodies with distinct principal moments (`dem_core::engines::rotation`), checked
 //! against closed forms and against an independent RK4 integration of Euler's equations
 //! with quaternion kinematics written here. Run with `--nocapture` to see the figures.
 
 use dem_api::SphereShape;
-use dem_core::energy::Ledger;
-use dem_core::integrator::Integrator;
-use dem_core::particles::{Dofs, Particles, Shape};
-use dem_core::rotation::{angular_momentum, angvel_for_momentum};
+use dem_core::engines::integrator::Integrator;
+use dem_core::engines::rotation::{angular_momentum, angvel_for_momentum};
+use dem_core::model::energy::Ledger;
+use dem_core::model::particles::{Dofs, Particles, Shape};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 
 const I123: Vector3<f64> = Vector3::new(1.0, 2.0, 3.0);

@@ -2,8 +2,8 @@
 //! pairs brute force finds.
 
 use dem_api::{SphereShape, WallShape};
-use dem_core::broadphase::{brute_force_pairs, VerletList};
-use dem_core::particles::{Dofs, Particles, Shape};
+use dem_core::engines::broadphase::{brute_force_pairs, VerletList};
+use dem_core::model::particles::{Dofs, Particles, Shape};
 use dem_core::scene::BroadPhase;
 use nalgebra::Vector3;
 use rand::{Rng, SeedableRng};

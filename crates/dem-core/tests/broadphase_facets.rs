@@ -3,9 +3,9 @@
 //! mesh about a far-away point makes the list stale.
 
 use dem_api::SphereShape;
-use dem_core::broadphase::{brute_force_pairs, VerletList};
-use dem_core::mesh::build_facets;
-use dem_core::particles::{Dofs, Particles, Shape};
+use dem_core::engines::broadphase::{brute_force_pairs, VerletList};
+use dem_core::model::mesh::build_facets;
+use dem_core::model::particles::{Dofs, Particles, Shape};
 use nalgebra::{UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
 

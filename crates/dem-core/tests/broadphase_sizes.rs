@@ -4,9 +4,9 @@
 //! in every cell they cover: a half-thickness of 1e308 used to exhaust the memory).
 
 use dem_api::SphereShape;
-use dem_core::broadphase::{brute_force_pairs, typical_radius, VerletList};
-use dem_core::mesh::build_facets;
-use dem_core::particles::{Dofs, Particles, Shape};
+use dem_core::engines::broadphase::{brute_force_pairs, typical_radius, VerletList};
+use dem_core::model::mesh::build_facets;
+use dem_core::model::particles::{Dofs, Particles, Shape};
 use dem_core::scene::BroadPhase;
 use nalgebra::Vector3;
 use rand::{Rng, SeedableRng};

@@ -2,7 +2,7 @@
 //! exactly what was imposed, and the frame stays orthonormal.
 
 use dem_api::RawGeom;
-use dem_core::l6geom::{BodyKin, L6State};
+use dem_core::engines::l6geom::{BodyKin, L6State};
 use dem_core::scene::L6Options;
 use nalgebra::{Matrix3, Rotation3, Vector3};
 
@@ -209,12 +209,12 @@ fn initial_frame_is_deterministic_and_orthonormal() {
         Vector3::z(),
         Vector3::new(1.0, 2.0, -3.0).normalize(),
     ] {
-        let t = dem_core::l6geom::initial_frame(&n);
+        let t = dem_core::engines::l6geom::initial_frame(&n);
         assert!((t * t.transpose() - Matrix3::identity()).abs().max() < 1e-15);
         assert_eq!(t.row(0).transpose(), n);
         assert!(t.determinant() > 0.0);
     }
     // |n_y| < |n_z|: local y lies in the global xz plane.
-    let t = dem_core::l6geom::initial_frame(&Vector3::new(0.6, 0.0, 0.8));
+    let t = dem_core::engines::l6geom::initial_frame(&Vector3::new(0.6, 0.0, 0.8));
     assert!(t[(1, 1)].abs() < 1e-15);
 }

@@ -2,7 +2,7 @@
 //! count within four standard deviations), the densities follow the materials, and a bad
 //! mix is refused naming the field.
 
-use dem_core::particles::Particles;
+use dem_core::model::particles::Particles;
 use dem_core::scene::{expand_bodies, Scene};
 use std::path::Path;
 

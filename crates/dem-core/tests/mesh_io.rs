@@ -2,8 +2,8 @@
 //! as identical facets; degenerate triangles and non-finite coordinates are refused with a
 //! message naming the file and the triangle.
 
-use dem_core::mesh::build_facets;
-use dem_core::mesh::read::{read_triangles, Triangle};
+use dem_core::model::mesh::build_facets;
+use dem_core::model::mesh::read::{read_triangles, Triangle};
 use nalgebra::Vector3;
 use std::path::PathBuf;
 

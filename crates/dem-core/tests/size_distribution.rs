@@ -3,7 +3,7 @@
 //! definition, by number and by mass (the mass-weighted empirical distribution against
 //! the cumulative mass fraction); `RandomFill` keeps the drawn sizes in a crowded box.
 
-use dem_core::scene::size_distribution::{Basis, Radius, Sampler};
+use dem_core::support::sampling::size_distribution::{Basis, Radius, Sampler};
 use rand::SeedableRng;
 use std::f64::consts::SQRT_2;
 use std::path::Path;
@@ -228,7 +228,7 @@ fn fill_radii(phi: f64) -> Vec<f64> {
         .enumerate()
         .map(|(i, k)| (k.clone(), i as u32))
         .collect();
-    let mut p = dem_core::particles::Particles::default();
+    let mut p = dem_core::model::particles::Particles::default();
     dem_core::scene::expand_bodies(&scene, &index, &mut p).unwrap();
     p.shape.iter().filter_map(|s| s.bounding_radius()).collect()
 }
@@ -254,12 +254,13 @@ fn inlet_radii(radius: &str) -> Vec<f64> {
                  radius: {radius}, material: "m", rate: Number(1e9), seed: 9, every: 1,
                  attempts: 20)"#
     );
-    let spec: dem_core::inlet::InletSpec =
+    let spec: dem_core::engines::inlet::InletSpec =
         dem_core::scene::parse_ron(&text, Path::new("inlet.ron")).unwrap();
     let materials = [("m".to_string(), 0u32)].into_iter().collect();
     let mut inlet =
-        dem_core::inlet::Inlet::new(&spec, &materials, vec![1000.0], Path::new("."), None).unwrap();
-    let empty = dem_core::particles::Particles::default();
+        dem_core::engines::inlet::Inlet::new(&spec, &materials, vec![1000.0], Path::new("."), None)
+            .unwrap();
+    let empty = dem_core::model::particles::Particles::default();
     let (mut r, mut events, mut short) = (Vec::new(), 0u64, 0);
     while r.len() < N {
         events += 1;

@@ -50,7 +50,7 @@ pub fn scene(data: &[u8]) {
 /// A mesh file's content, as STL (`obj` false) or OBJ: its triangles are finite.
 pub fn mesh(data: &[u8], obj: bool) {
     let path = Path::new(if obj { "fuzz.obj" } else { "fuzz.stl" });
-    if let Ok(tris) = dem_core::mesh::read::parse_triangles(data, path) {
+    if let Ok(tris) = dem_core::model::mesh::read::parse_triangles(data, path) {
         assert!(tris.iter().flatten().flatten().all(|x| x.is_finite()));
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::simulation::{ledger_dict, rows_array, value_error, PySimulation};
 use crate::state::{self, Field};
-use dem_core::energy::Ledger;
+use dem_core::model::energy::Ledger;
 use numpy::ndarray::Array2;
 use numpy::IntoPyArray;
 use pyo3::prelude::*;

@@ -1,9 +1,9 @@
 //! The prescribed motions of a `dem.Simulation` from Python: read as dicts, and their
 //! parameters changed between steps (checked as the scene's, the motion re-anchored so that
-//! its pose is continuous; see `dem_core::motion`).
+//! its pose is continuous; see `dem_core::engines::motion`).
 
 use crate::simulation::{set_motion, value_error, PySimulation};
-use dem_core::motion::Motion;
+use dem_core::engines::motion::Motion;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 

@@ -5,11 +5,12 @@
 use crate::errors::to_py;
 use crate::plugin_search;
 use crate::state::{self, Field};
-use dem_core::energy::Ledger;
-use dem_core::motion::Motion;
-use dem_core::py_record::PyRecord;
-use dem_core::threads::Threads;
-use dem_core::{output, Checkpoint, DemError, PluginSet, Scene};
+use dem_core::engines::motion::Motion;
+use dem_core::files::output;
+use dem_core::files::py_record::PyRecord;
+use dem_core::model::energy::Ledger;
+use dem_core::support::threads::Threads;
+use dem_core::{Checkpoint, DemError, PluginSet, Scene};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -54,7 +55,7 @@ impl Inner {
     }
 }
 
-/// Changes the parameters of motion `k` now (see `dem_core::motion::Prescribed::change`);
+/// Changes the parameters of motion `k` now (see `dem_core::engines::motion::Prescribed::change`);
 /// errors name the motion and the field.
 pub(crate) fn set_motion(
     sim: &mut dem_core::Simulation,
@@ -89,7 +90,7 @@ fn pool(threads: Option<usize>) -> PyResult<rayon::ThreadPool> {
         ));
     }
     rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or_else(|| dem_core::threads::available(1)))
+        .num_threads(threads.unwrap_or_else(|| dem_core::support::threads::available(1)))
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start worker threads: {e}")))
 }
@@ -106,7 +107,7 @@ impl PySimulation {
     ) -> PyResult<PySimulation> {
         let pool = pool(threads)?;
         let mut inner = py.detach(|| pool.install(make)).map_err(to_py)?;
-        // Without `threads`, as many as the work pays for (see `dem_core::threads`).
+        // Without `threads`, as many as the work pays for (see `dem_core::support::threads`).
         inner.sim.set_threads(match threads {
             Some(_) => Threads::Pool,
             None => Threads::Auto,
@@ -420,6 +421,6 @@ impl PySimulation {
 /// The plugin catalogue, as `dem plugins --json` prints it.
 pub fn catalogue<'py>(py: Python<'py>, explicit: &[PathBuf]) -> PyResult<Bound<'py, PyAny>> {
     let set = plugin_search::load(None, explicit).map_err(to_py)?;
-    let text = dem_core::catalogue::to_json(&set).to_string();
+    let text = dem_core::setup::catalogue::to_json(&set).to_string();
     py.import("json")?.call_method1("loads", (text,))
 }

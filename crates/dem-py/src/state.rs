@@ -1,7 +1,7 @@
 //! The particles' state in scene-id order (the order of the scene's bodies, whatever the
 //! storage order), read into flat buffers and written back with the scene's checks.
 
-use dem_core::particles::Shape;
+use dem_core::model::particles::Shape;
 use dem_core::Simulation;
 use nalgebra::Vector3;
 use std::collections::BTreeSet;

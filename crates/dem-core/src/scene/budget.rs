@@ -4,7 +4,7 @@
 //! allocation.
 
 use super::{BodySpec, Scene};
-use crate::error::DemError;
+use crate::support::error::DemError;
 
 /// Bytes a particle takes in a run, with its share of the contacts and of the broad
 /// phase: about 200 for its own arrays, 100 for the broad phase's anchors and candidate
@@ -30,9 +30,9 @@ pub fn inserted_count(scene: &Scene) -> u64 {
         super::Duration::Time(t) => Some(t),
         super::Duration::Steps(_) => None,
     };
-    let inserted = |inlet: &crate::inlet::InletSpec| -> u64 {
+    let inserted = |inlet: &crate::engines::inlet::InletSpec| -> u64 {
         let by_rate = match (inlet.rate, end) {
-            (crate::inlet::Rate::Number(rate), Some(end)) => {
+            (crate::engines::inlet::Rate::Number(rate), Some(end)) => {
                 let window = inlet.end.map_or(end, |e| e.min(end)) - inlet.start;
                 // Saturating: a huge product counts as u64::MAX.
                 Some((rate * window.max(0.0)).floor() as u64)
@@ -46,7 +46,9 @@ pub fn inserted_count(scene: &Scene) -> u64 {
             (None, None) => 0,
         };
         match &inlet.shape {
-            crate::template::Template::Clump(name) => bodies.saturating_mul(members(scene, name)),
+            crate::engines::template::Template::Clump(name) => {
+                bodies.saturating_mul(members(scene, name))
+            }
             _ => bodies,
         }
     };

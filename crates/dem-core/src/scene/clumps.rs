@@ -2,12 +2,12 @@
 //! clumps in a box). Each clump adds its member spheres as particles (flagged
 //! [`Dofs::MEMBER`], consecutive) and a [`ClumpBody`] holding the rigid body.
 
-use super::polyhedra::random_rotation;
 use super::random_packing::place_balls;
 use super::{BodySpec, Scene};
-use crate::clump::{template_csv, ClumpBody, ClumpTemplate, Member};
-use crate::error::DemError;
-use crate::particles::{Dofs, Particles, Shape};
+use crate::engines::clump::{template_csv, ClumpBody, ClumpTemplate, Member};
+use crate::model::particles::{Dofs, Particles, Shape};
+use crate::support::error::DemError;
+use crate::support::sampling::random_rotation;
 use dem_api::SphereShape;
 use nalgebra::{UnitQuaternion, Vector3};
 use rand::SeedableRng;

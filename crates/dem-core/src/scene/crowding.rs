@@ -15,8 +15,8 @@
 //! need more memory than there is, so a crowded scene is refused after at most that many
 //! tests, and an ordinary one costs about 14 tests per particle.
 
-use crate::error::DemError;
-use crate::particles::Particles;
+use crate::model::particles::Particles;
+use crate::support::error::DemError;
 use std::collections::HashMap;
 
 /// Bytes a candidate pair of the broad phase takes (its slot, its mark, its index).
@@ -130,7 +130,7 @@ pub fn count(p: &Particles, clump: &[u32], largest: f64, skin: f64, available: u
 
 /// Are particles `i` and `j` both spheres?
 fn spheres(p: &Particles, i: usize, j: usize) -> bool {
-    use crate::particles::Shape;
+    use crate::model::particles::Shape;
     matches!(
         (&p.shape[i], &p.shape[j]),
         (Shape::Sphere(_), Shape::Sphere(_))
@@ -148,7 +148,7 @@ pub fn check(
     skin: f64,
     available: Option<u64>,
 ) -> Result<(), DemError> {
-    let largest = crate::broadphase::typical_radius(p);
+    let largest = crate::engines::broadphase::typical_radius(p);
     let c = count(p, clump, largest, skin, available.unwrap_or(u64::MAX));
     if !c.stopped {
         if let Some((i, j, d)) = c.inside {
@@ -186,7 +186,7 @@ pub fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::particles::Shape;
+    use crate::model::particles::Shape;
     use dem_api::SphereShape;
     use nalgebra::Vector3;
 

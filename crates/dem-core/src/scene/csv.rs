@@ -10,8 +10,8 @@
 //! are. Any other column name (a misspelt `vz`) and any other kind (`sphere`) is an error
 //! naming the file and line: a row or a column is never dropped silently.
 
-use super::table::Table;
-use crate::error::DemError;
+use crate::support::error::DemError;
+use crate::support::table::Table;
 use nalgebra::Vector3;
 use std::path::Path;
 

@@ -2,10 +2,10 @@
 
 use super::random_packing::place_balls;
 use super::{BodySpec, Scene};
-use crate::error::DemError;
-use crate::mesh::MeshBody;
-use crate::motion::Prescribed;
-use crate::particles::{Dofs, Particles, Shape};
+use crate::engines::motion::Prescribed;
+use crate::model::mesh::MeshBody;
+use crate::model::particles::{Dofs, Particles, Shape, MAX_COORDINATE};
+use crate::support::error::DemError;
 use dem_api::{SphereShape, WallShape};
 use nalgebra::Vector3;
 use rand::{Rng, SeedableRng};
@@ -74,12 +74,8 @@ pub struct Boundaries {
     /// Meshes.
     pub meshes: Vec<MeshBody>,
     /// Clumps (rigid bodies of member spheres).
-    pub clumps: Vec<crate::clump::ClumpBody>,
+    pub clumps: Vec<crate::engines::clump::ClumpBody>,
 }
-
-/// Largest size of a coordinate or velocity component a scene may give, m or m/s: far
-/// beyond any granular system, small enough that squares and products stay finite.
-pub const MAX_COORDINATE: f64 = 1e12;
 
 /// Refuses particles `start..` (those of `bodies[k]`) whose mass or moments of inertia are
 /// zero, subnormal or not finite (walls and rigid bodies have infinite ones): a radius or
@@ -334,7 +330,7 @@ pub fn expand_bodies(
                 // The materials, drawn after the placement so that a scene with one
                 // material places its spheres as before.
                 for (c, r) in centres.into_iter().zip(radii) {
-                    let m = super::material_choice::pick(&mix, &mut rng);
+                    let m = crate::support::sampling::material_choice::pick(&mix, &mut rng);
                     add_sphere(
                         p,
                         c,

@@ -13,8 +13,8 @@
 //! `epsilon` (the older relative form of `Cg2_Polyhedron_Polyhedron_L6Geom`) itself: a
 //! per-functor setting overrides the scene's.
 
-use crate::particles::{Particles, Shape};
-use crate::population::Flow;
+use crate::engines::flow::Flow;
+use crate::model::particles::{Particles, Shape};
 use dem_api::ShapeKind;
 use nalgebra::Vector3;
 use serde::{Deserialize, Deserializer};

@@ -2,11 +2,11 @@
 //! attach its motion.
 
 use super::{BodySpec, Boundaries, Scene};
-use crate::error::DemError;
-use crate::mesh::read::{check, read_triangles};
-use crate::mesh::{build_facets, MeshBody};
-use crate::motion::{Motion, Prescribed};
-use crate::particles::{Dofs, Particles, Shape};
+use crate::engines::motion::{Motion, Prescribed};
+use crate::model::mesh::read::{check, read_triangles};
+use crate::model::mesh::{build_facets, MeshBody};
+use crate::model::particles::{Dofs, Particles, Shape};
+use crate::support::error::DemError;
 use nalgebra::{UnitQuaternion, Vector3};
 
 fn v(a: [f64; 3]) -> Vector3<f64> {

@@ -7,28 +7,26 @@ pub mod crowding;
 pub mod csv;
 mod generators;
 pub mod geometric_epsilon;
-pub(crate) mod material_choice;
 mod mesh_body;
 mod output_spec;
 mod placement;
-pub(crate) use placement::triangle_distance;
 mod polyhedra;
-pub(crate) use polyhedra::random_rotation;
 mod random_packing;
 mod settings;
-pub mod size_distribution;
-pub(crate) mod table;
 pub mod text;
 mod unique_names;
 
-pub use generators::{expand_bodies, Boundaries, MAX_COORDINATE};
-pub use material_choice::MaterialChoice;
+pub use crate::engines::broadphase::BroadPhase;
+pub use crate::engines::l6geom::L6Options;
+pub use crate::model::particles::MAX_COORDINATE;
+pub use crate::support::sampling::material_choice::MaterialChoice;
+pub use crate::support::sampling::size_distribution::{Basis, Radius};
+pub use generators::{expand_bodies, Boundaries};
 pub use output_spec::OutputSpec;
-pub use settings::{BroadPhase, ContactSettings, L6Options, SparsifySettings};
-pub use size_distribution::{Basis, Radius};
+pub use settings::{ContactSettings, SparsifySettings};
 
-use crate::error::DemError;
-use crate::motion::Motion;
+use crate::engines::motion::Motion;
+use crate::support::error::DemError;
 use ron::value::RawValue;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -273,7 +271,7 @@ pub enum BodySpec {
         /// Seed of the random generator.
         seed: u64,
     },
-    /// One clump (see [`crate::clump`]): the template `template` of the scene's
+    /// One clump (see [`crate::engines::clump`]): the template `template` of the scene's
     /// `clump_templates`, turned by `rotate` about the template's origin and moved to
     /// `position`. Mass and inertia from the union of the members and the material's
     /// density.
@@ -333,8 +331,8 @@ fn twenty() -> u32 {
     20
 }
 
-/// A clump template (see [`crate::clump`]): member spheres written out or read from a
-/// CSV file (columns `x,y,z,radius`, see [`crate::clump::template_csv`]), scaled.
+/// A clump template (see [`crate::engines::clump`]): member spheres written out or read from a
+/// CSV file (columns `x,y,z,radius`, see [`crate::engines::clump::template_csv`]), scaled.
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct ClumpTemplateSpec {
@@ -425,18 +423,18 @@ pub struct Scene {
     pub timestep: TimeStep,
     /// Run length.
     pub duration: Duration,
-    /// Conditions ending the run before `duration` once all hold (see [`crate::stop`]).
+    /// Conditions ending the run before `duration` once all hold (see [`crate::engines::stop`]).
     #[serde(default)]
-    pub stop: Vec<crate::stop::Stop>,
-    /// Inlets inserting particles during the run (see [`crate::inlet`]).
+    pub stop: Vec<crate::engines::stop::Stop>,
+    /// Inlets inserting particles during the run (see [`crate::engines::inlet`]).
     #[serde(default)]
-    pub inlets: Vec<crate::inlet::InletSpec>,
-    /// Outlets removing particles during the run (see [`crate::outlet`]).
+    pub inlets: Vec<crate::engines::inlet::InletSpec>,
+    /// Outlets removing particles during the run (see [`crate::engines::outlet`]).
     #[serde(default)]
-    pub outlets: Vec<crate::outlet::OutletSpec>,
-    /// A periodic cell (see [`crate::cell`]), if any.
+    pub outlets: Vec<crate::engines::outlet::OutletSpec>,
+    /// A periodic cell (see [`crate::model::cell`]), if any.
     #[serde(default)]
-    pub cell: Option<crate::cell::CellSpec>,
+    pub cell: Option<crate::model::cell::CellSpec>,
     /// Contact settings.
     #[serde(default)]
     pub contacts: ContactSettings,
@@ -536,7 +534,7 @@ impl Scene {
                             .enumerate(),
                     )
                     .filter_map(|(k, (list, region))| match region {
-                        crate::region::Region::Surface { file, .. } => {
+                        crate::engines::region::Region::Surface { file, .. } => {
                             Some((format!("{list}[{k}].region.file"), file))
                         }
                         _ => None,

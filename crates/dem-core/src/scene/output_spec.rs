@@ -13,11 +13,11 @@ pub struct OutputSpec {
     pub frames: Option<u64>,
     /// Scene ids of the particles whose state and contacts are written at step 0, every
     /// `every` steps and the last (`tracked.csv`, `tracked_contacts.csv`; see
-    /// [`crate::tracked`]).
+    /// [`crate::files::tracked`]).
     pub track: Vec<u64>,
     /// Where `stress.csv` averages the stress without a periodic cell (with one, over the
-    /// cell); no `stress.csv` without either. See [`crate::stress`].
-    pub stress: Option<crate::stress::Region>,
+    /// cell); no `stress.csv` without either. See [`crate::engines::stress`].
+    pub stress: Option<crate::engines::stress::Region>,
     /// Integrate and write the orientation of spheres (the VTK `orientation` array of the
     /// particles; Python's `orientations`). Without it spheres keep their initial
     /// orientation, unless a geometry functor reads it.

@@ -6,37 +6,12 @@
 //! thicker than the particles (`halfthick: 1` around millimetre spheres) swallows them.
 
 use super::{BodySpec, Scene};
-use crate::cell_bins::{cell_count, CellBins};
-use crate::error::DemError;
-use crate::facet_grid::cell_range;
-use crate::particles::{Particles, Shape};
-use nalgebra::Vector3;
+use crate::engines::facet_grid::cell_range;
+use crate::model::mesh::triangle_distance;
+use crate::model::particles::{Particles, Shape};
+use crate::support::cell_bins::{cell_count, CellBins};
+use crate::support::error::DemError;
 use std::ops::Range;
-
-/// Distance from `x` to the triangle `v`, m: to its plane where `x` projects inside it,
-/// else to the nearest of its edges.
-pub(crate) fn triangle_distance(x: &Vector3<f64>, v: &[Vector3<f64>; 3]) -> f64 {
-    let n = (v[1] - v[0]).cross(&(v[2] - v[0]));
-    let inside = (0..3).all(|k| {
-        let (a, b) = (v[k], v[(k + 1) % 3]);
-        (b - a).cross(&(x - a)).dot(&n) >= 0.0
-    });
-    if inside && n.norm() > 0.0 {
-        return (x - v[0]).dot(&n).abs() / n.norm();
-    }
-    (0..3)
-        .map(|k| {
-            let (a, b) = (v[k], v[(k + 1) % 3]);
-            let e = b - a;
-            let t = if e.norm_squared() > 0.0 {
-                ((x - a).dot(&e) / e.norm_squared()).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            (x - (a + e * t)).norm()
-        })
-        .fold(f64::INFINITY, f64::min)
-}
 
 /// Refuses a particle whose centre starts inside a mesh facet of positive `halfthick`;
 /// `spans[k]` holds the particles of `scene.bodies[k]`.
@@ -51,7 +26,7 @@ pub fn check_facets(scene: &Scene, p: &Particles, spans: &[Range<usize>]) -> Res
     let bounded: Vec<usize> = (0..p.len())
         .filter(|&i| p.shape[i].bounding_radius().is_some())
         .collect();
-    let cell = crate::broadphase::typical_radius(p).max(f64::MIN_POSITIVE) * 2.0;
+    let cell = crate::engines::broadphase::typical_radius(p).max(f64::MIN_POSITIVE) * 2.0;
     let mut bins = CellBins::default();
     bins.build(&bounded, &p.pos, cell);
     let mut near = Vec::new();

@@ -6,11 +6,12 @@
 
 use super::random_packing::place_balls;
 use super::{BodySpec, Scene};
-use crate::error::DemError;
-use crate::particles::{Dofs, Particles, PolyBody, Shape};
+use crate::model::particles::{Dofs, Particles, PolyBody, Shape};
+use crate::support::error::DemError;
+use crate::support::sampling::random_rotation;
 use dem_api::convex::{generate, Polyhedron};
 use dem_api::PolyhedronData;
-use nalgebra::{Point3, Quaternion, UnitQuaternion, Vector3};
+use nalgebra::{Point3, UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
 
 fn v(a: [f64; 3]) -> Vector3<f64> {
@@ -90,19 +91,6 @@ pub(super) fn add_polyhedron(
     let b = principal(&poly, rho);
     push(p, b, v(*velocity), v(*angular_velocity), dofs, mat);
     Ok(())
-}
-
-/// A rotation drawn uniformly from SO(3) (Shoemake's subgroup algorithm).
-pub(crate) fn random_rotation(rng: &mut impl Rng) -> UnitQuaternion<f64> {
-    let (u1, u2, u3): (f64, f64, f64) = (rng.random(), rng.random(), rng.random());
-    let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
-    let (t2, t3) = (std::f64::consts::TAU * u2, std::f64::consts::TAU * u3);
-    UnitQuaternion::from_quaternion(Quaternion::new(
-        b * t3.cos(),
-        a * t2.sin(),
-        a * t2.cos(),
-        b * t3.sin(),
-    ))
 }
 
 /// Adds the rocks of generator body `k` (a [`BodySpec::Rocks`]).

@@ -1,10 +1,13 @@
 //! The scene's contact settings (the `contacts` block): plain serde data, read with the
-//! scene. The engines that act on them (the broad phase, [`crate::l6geom`],
-//! [`crate::sparsify`], the contact lifecycle) import them from here.
+//! scene. The broad phase and the L6Geom own the types of their parts ([`BroadPhase`],
+//! [`L6Options`]); this block gathers them, with the sparsification's
+//! ([`SparsifySettings`], read by [`crate::engines::contacts::sparsify`]).
 
 use super::geometric_epsilon;
+use crate::engines::broadphase::BroadPhase;
+use crate::engines::l6geom::L6Options;
 use dem_api::convex::SparsifyParams;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 /// Contact handling settings.
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -21,28 +24,15 @@ pub struct ContactSettings {
     pub broad_phase: BroadPhase,
     /// Steps between two reorderings of the free particles' storage in Morton order of
     /// their positions (at the first broad-phase rebuild, then at the first rebuild this
-    /// many steps after the last reordering; see [`crate::reorder`]); 0: never.
+    /// many steps after the last reordering; see [`crate::engines::reorder`]); 0: never.
     pub reorder: u64,
     /// Geometric epsilon, m: bodies closer than this touch (polyhedron functors). `None`:
     /// 1e-6 times the model size (see [`geometric_epsilon`]).
     #[serde(deserialize_with = "geometric_epsilon::positive_length")]
     pub geometric_epsilon: Option<f64>,
     /// Contact sparsification of mesh contacts (off when absent); see
-    /// [`crate::sparsify`].
+    /// [`crate::engines::contacts::sparsify`].
     pub sparsify: Option<SparsifySettings>,
-}
-
-/// Broad-phase method for pairs of bounded particles (both give the same pairs).
-#[derive(Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum BroadPhase {
-    /// A uniform cell grid of the largest particle's size: best for narrow size
-    /// distributions.
-    #[default]
-    Grid,
-    /// Zomorodian and Edelsbrunner's hybrid box intersection of the particles' bounding
-    /// boxes: for wide size distributions, where a grid sized for the largest particle
-    /// holds many small ones per cell.
-    BoxIntersection,
 }
 
 impl Default for ContactSettings {
@@ -55,39 +45,6 @@ impl Default for ContactSettings {
             reorder: 1000,
             geometric_epsilon: None,
             sparsify: None,
-        }
-    }
-}
-
-/// Accuracy switches (Woo's approximation flags) and the branch-vector choice.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct L6Options {
-    /// Use branch vectors `r_i n` instead of `c - x_i` (Yade's avoidGranularRatcheting).
-    pub no_ratch: bool,
-    /// Use the previous normal instead of the mid-step normal.
-    pub no_mid_normal: bool,
-    /// Skip renormalisation of the mid-step normal and of the frame.
-    pub no_renorm: bool,
-    /// Use the previous frame instead of the slerped mid-step frame.
-    pub no_mid_frame: bool,
-    /// Normal rate `u_dot.x` from the relative velocity of the contact point (`n_mid .
-    /// v_r`, with the point and the positions at mid-step, `t - dt/2`, where the
-    /// velocities are, and true branch vectors) instead of the gap difference. For
-    /// functors whose gap is an energy-equivalent quantity rather than a distance
-    /// (polyhedra): a normal dashpot then does, and books, the work of a force at the
-    /// contact point.
-    pub point_rate: bool,
-}
-
-impl Default for L6Options {
-    fn default() -> Self {
-        L6Options {
-            no_ratch: true,
-            no_mid_normal: false,
-            no_renorm: false,
-            no_mid_frame: false,
-            point_rate: false,
         }
     }
 }

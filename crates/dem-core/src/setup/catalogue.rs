@@ -1,0 +1,86 @@
+//! The plugin catalogue (`dem plugins`, and `dem.plugins()` in Python): every loaded
+//! functor with the shapes it serves, its parameters with units and defaults, and the
+//! libraries refused; as text or as JSON for tools.
+
+use crate::setup::plugins::PluginSet;
+use dem_api::FunctorRole;
+use serde_json::{json, Value};
+
+/// The catalogue as JSON: `{"plugins": [{name, version, api_version, path, functors:
+/// [{name, role, shapes, description, defaults, params: [{name, unit, doc}]}]}],
+/// "refused": [{path, reason}]}`.
+pub fn to_json(set: &PluginSet) -> Value {
+    let plugins: Vec<Value> = set
+        .plugins
+        .iter()
+        .map(|p| {
+            let functors: Vec<Value> = p
+                .functors
+                .iter()
+                .map(|f| {
+                    let (role, shapes) = match f.role {
+                        FunctorRole::Geometry => (
+                            "geometry",
+                            json!([f.shapes[0].as_str(), f.shapes[1].as_str()]),
+                        ),
+                        FunctorRole::Law => ("law", Value::Null),
+                    };
+                    json!({
+                        "name": f.name.as_str(),
+                        "role": role,
+                        "shapes": shapes,
+                        "description": f.description.as_str(),
+                        "defaults": f.default_params.as_str(),
+                        "params": f.params.iter().map(|d| json!({
+                            "name": d.name.as_str(),
+                            "unit": d.unit.as_str(),
+                            "doc": d.doc.as_str(),
+                        })).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            json!({
+                "name": p.name,
+                "version": p.version,
+                "api_version": p.api_version,
+                "path": p.path.display().to_string(),
+                "functors": functors,
+            })
+        })
+        .collect();
+    let refused: Vec<Value> = set
+        .refused
+        .iter()
+        .map(|(path, why)| json!({"path": path.display().to_string(), "reason": why}))
+        .collect();
+    json!({"plugins": plugins, "refused": refused})
+}
+
+/// The catalogue as text.
+pub fn to_text(set: &PluginSet) -> String {
+    let mut s = String::new();
+    for p in &set.plugins {
+        s.push_str(&format!(
+            "{} {} (dem-api {}, {})\n",
+            p.name,
+            p.version,
+            p.api_version,
+            p.path.display()
+        ));
+        for f in &p.functors {
+            let serves = match f.role {
+                FunctorRole::Geometry => format!("geometry for {} + {}", f.shapes[0], f.shapes[1]),
+                FunctorRole::Law => "contact law".to_string(),
+            };
+            s.push_str(&format!("  {}: {serves}\n    {}\n", f.name, f.description));
+            s.push_str(&format!("    defaults: {}\n", f.default_params));
+            for d in &f.params {
+                s.push_str(&format!("    {} [{}]: {}\n", d.name, d.unit, d.doc));
+            }
+        }
+    }
+    for (path, why) in &set.refused {
+        s.push_str(&format!("refused {}: {why}\n", path.display()));
+    }
+    s
+}
