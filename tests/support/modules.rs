@@ -181,28 +181,54 @@ fn is_ident(c: char) -> bool {
 
 /// The module paths a file names, resolved from its own path `here`.
 /// A path whose first segment is a child module of `here` (`use error::DemError;` in
-/// `lib.rs`) counts too; `children` are the module paths of the crate.
-pub fn references(here: &ModPath, text: &str, modules: &BTreeSet<ModPath>) -> BTreeSet<ModPath> {
+/// `lib.rs`) counts too; `modules` are the module paths of the crate. Each path comes
+/// with what kind of reference it is.
+pub fn references(
+    here: &ModPath,
+    text: &str,
+    modules: &BTreeSet<ModPath>,
+) -> BTreeSet<(ModPath, Kind)> {
     let chars = without_inline_modules(&code_only(text));
+    let exports = reexport_spans(&chars);
+    let in_export = |i: usize| exports.iter().any(|&(a, b)| a <= i && i < b);
+    // The words of the code outside the re-exports: a re-exported name that the file
+    // also uses itself is a use as well as a facade.
+    let mut words = BTreeSet::new();
+    let mut w = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if is_ident(c) && !in_export(i) {
+            w.push(c);
+        } else if !w.is_empty() {
+            words.insert(std::mem::take(&mut w));
+        }
+    }
+    let kind = |i: usize, path: &ModPath| match (in_export(i), path.last()) {
+        (false, _) => Kind::Use,
+        (true, Some(name)) if words.contains(name) => Kind::ExportAndUse,
+        (true, _) => Kind::Export,
+    };
     let mut found = BTreeSet::new();
     let mut i = 0;
     while i < chars.len() {
         let start_ok = i == 0 || !(is_ident(chars[i - 1]) || chars[i - 1] == ':');
         if start_ok && is_ident(chars[i]) {
             let (path, end) = read_path(&chars, i);
-            if let Some(base) = resolve_root(here, &path, modules) {
+            let group = end < chars.len() && chars[end] == '{';
+            if let Some(base) = resolve_root(here, &path, modules, group) {
                 let rest = &path[base.1..];
                 if end < chars.len() && chars[end] == '{' {
                     for group in read_group(&chars, end + 1) {
                         let mut full = base.0.clone();
                         full.extend(rest.iter().cloned());
                         full.extend(group.into_iter().filter(|s| s != "self"));
-                        found.insert(full);
+                        let e = kind(i, &full);
+                        found.insert((full, e));
                     }
                 } else {
                     let mut full = base.0.clone();
                     full.extend(rest.iter().cloned());
-                    found.insert(full);
+                    let e = kind(i, &full);
+                    found.insert((full, e));
                 }
             }
             i = end.max(i + 1);
@@ -211,6 +237,46 @@ pub fn references(here: &ModPath, text: &str, modules: &BTreeSet<ModPath>) -> BT
         }
     }
     found
+}
+
+/// How a file names a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// A use: an import, or a path in the code.
+    Use,
+    /// A re-export (`pub use`) of a name the file does not use itself.
+    Export,
+    /// A re-export of a name the file uses too.
+    ExportAndUse,
+}
+
+/// The spans of the `pub use ..;` statements (any `pub(..)` too).
+fn reexport_spans(chars: &[char]) -> Vec<(usize, usize)> {
+    let text: String = chars.iter().collect();
+    let mut out = Vec::new();
+    let mut from = 0;
+    // Char indices: the text is rebuilt from chars, so byte offsets are mapped back.
+    let index_of = |byte: usize| text[..byte].chars().count();
+    while let Some(at) = text[from..].find("pub") {
+        let start = from + at;
+        from = start + 3;
+        let before_ok = start == 0 || !is_ident(text[..start].chars().next_back().unwrap_or(' '));
+        let mut rest = text[start + 3..].trim_start();
+        if rest.starts_with('(') {
+            let Some(close) = rest.find(')') else {
+                continue;
+            };
+            rest = rest[close + 1..].trim_start();
+        }
+        if !before_ok || !rest.starts_with("use") || rest[3..].starts_with(is_ident) {
+            continue;
+        }
+        let use_at = text.len() - rest.len();
+        let end = text[use_at..].find(';').map_or(text.len(), |e| use_at + e);
+        out.push((index_of(start), index_of(end)));
+        from = end;
+    }
+    out
 }
 
 /// Reads `a::b::c` from `i`; returns the segments and the index after the last `::`
@@ -280,20 +346,34 @@ fn read_group(chars: &[char], mut i: usize) -> Vec<Vec<String>> {
             i = j + 1;
         } else {
             out.push(path);
-            // Skip an `as name`.
             i = end;
+            // Skip an `as name`.
+            let mut j = i;
+            while j < chars.len() && chars[j].is_whitespace() {
+                j += 1;
+            }
+            if chars[j..].starts_with(&['a', 's'])
+                && chars.get(j + 2).is_some_and(|c| c.is_whitespace())
+            {
+                j += 2;
+                while j < chars.len() && (chars[j].is_whitespace() || is_ident(chars[j])) {
+                    j += 1;
+                }
+                i = j;
+            }
         }
     }
 }
 
-/// Where a path starting `crate`, `super` or `self` points, and how many segments that
-/// prefix took. Other paths (external crates, locals) are `None`.
+/// Where a path starting `crate`, `super`, `self` or a child module points (`group`: it
+/// is followed by `::{..}`), and how many segments that prefix took. Other paths (external crates, locals) are `None`.
 fn resolve_root(
     here: &ModPath,
     path: &[String],
     modules: &BTreeSet<ModPath>,
+    group: bool,
 ) -> Option<(ModPath, usize)> {
-    if path.len() > 1 {
+    if path.len() > 1 || group {
         let mut child = here.clone();
         child.push(path[0].clone());
         if modules.contains(&child) {
@@ -321,15 +401,58 @@ fn resolve_root(
 pub type Arrows = BTreeMap<(String, String), BTreeSet<String>>;
 
 /// The arrows among the children of every folder of a crate, keyed by the folder's path.
+///
+/// A folder's own file that re-exports a child's item (`pub use child::Item;`) and does
+/// not use it itself draws no arrow by it (a facade, not a use), and a name taken through such a re-export counts
+/// as taken from the child that defines it.
 pub fn graphs(src: &Path) -> BTreeMap<ModPath, Arrows> {
     let files = files(src);
     let modules: BTreeSet<ModPath> = files.iter().map(|(m, _)| m.clone()).collect();
+    let refs: Vec<(ModPath, BTreeSet<(ModPath, Kind)>)> = files
+        .iter()
+        .map(|(here, file)| {
+            let text = fs::read_to_string(file).expect("readable source");
+            (here.clone(), references(here, &text, &modules))
+        })
+        .collect();
+    // (folder, name) -> the path a folder's own file re-exports under that name.
+    let mut exports: BTreeMap<(ModPath, String), ModPath> = BTreeMap::new();
+    for (here, found) in &refs {
+        for (target, kind) in found {
+            if *kind != Kind::Use && target.len() > here.len() && target.starts_with(here) {
+                let name = target.last().expect("a path").clone();
+                exports.insert((here.clone(), name), target.clone());
+            }
+        }
+    }
     let mut out: BTreeMap<ModPath, Arrows> = BTreeMap::new();
-    for (here, file) in &files {
-        let text = fs::read_to_string(file).expect("readable source");
-        for target in references(here, &text, &modules) {
+    for (here, found) in &refs {
+        for (target, kind) in found {
             for depth in 0..=here.len() {
                 let parent = &here[..depth];
+                if *kind == Kind::Export && depth == here.len() {
+                    continue;
+                }
+                let mut target = target.clone();
+                // Follow re-exports of the folder's own file to the defining child.
+                for _ in 0..8 {
+                    if !target.starts_with(parent) || target.len() <= depth {
+                        break;
+                    }
+                    let mut child = parent.to_vec();
+                    child.push(target[depth].clone());
+                    if modules.contains(&child) {
+                        break;
+                    }
+                    match exports.get(&(parent.to_vec(), target[depth].clone())) {
+                        Some(to) if to != &target[..depth + 1] => {
+                            let mut t = to.clone();
+                            t.extend(target[depth + 1..].iter().cloned());
+                            target = t;
+                        }
+                        _ => break,
+                    }
+                }
                 if !target.starts_with(parent) || target.len() <= depth {
                     continue;
                 }
@@ -342,7 +465,8 @@ pub fn graphs(src: &Path) -> BTreeMap<ModPath, Arrows> {
                     "self".into()
                 };
                 if from != to {
-                    let name = target.get(depth + 1).cloned().unwrap_or_default();
+                    let at = if to == "self" { depth } else { depth + 1 };
+                    let name = target.get(at).cloned().unwrap_or_default();
                     out.entry(parent.to_vec())
                         .or_default()
                         .entry((from, to))

@@ -1,7 +1,7 @@
 //! `dem law-test FILE`: drive one contact through the motion a test file prescribes and
 //! write what the law returned, one CSV row per step (see `dem_core::step::law_tester`).
 
-use crate::output::write_atomic;
+use dem_core::files::output::write_atomic;
 use dem_core::step::law_tester::{LawTest, Record};
 use dem_core::{DemError, PluginSet};
 use std::path::Path;

@@ -17,7 +17,6 @@ mod world;
 use clap::{Args, Parser, Subcommand};
 // The run's output files and the plugin catalogue are dem-core's (shared with the Python
 // module).
-use dem_core::files::output;
 use dem_core::model::particles::Shape;
 use dem_core::setup::catalogue;
 use dem_core::setup::plugin_probe::Prober;

@@ -123,7 +123,7 @@ pub fn claim_for_resume(
 pub fn write_id(dir: &Path, id: &str) -> Result<(), DemError> {
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let path = dir.join(RUN_ID);
-    crate::output::write_atomic(&path, format!("{id}\n").as_bytes()).map_err(io(&path))
+    dem_core::files::output::write_atomic(&path, format!("{id}\n").as_bytes()).map_err(io(&path))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! Text is drawn with the first font found among common system font files (Debian's
 //! `fonts-dejavu-core` provides one); without one the plot is drawn without text.
 
-use crate::output::EnergyRow;
+use dem_core::files::output::EnergyRow;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -77,7 +77,8 @@ pub fn energy_png(path: &Path, rows: &[EnergyRow]) -> Result<(), String> {
     draw(&tmp, rows, font())?;
     let bytes = std::fs::read(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     let _ = std::fs::remove_file(&tmp);
-    crate::output::write_atomic(path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
+    dem_core::files::output::write_atomic(path, &bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Draws the plot, with text (titles, axis labels, legend) if `text`.

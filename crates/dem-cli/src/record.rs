@@ -3,7 +3,7 @@
 //! uninterrupted one: the energy rows, the mesh loads, the output frames and the run statistics,
 //! the tracked particles' rows, and the run's id.
 
-use crate::output::{EnergyRow, FlowRow, MeshRow, StressRow};
+use dem_core::files::output::{EnergyRow, FlowRow, MeshRow, StressRow};
 use dem_core::files::tracked::{TrackedContactRow, TrackedRow};
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +91,16 @@ impl RunRecord {
             .fold(0.0f64, f64::max);
         (drift, if scale > 0.0 { drift / scale } else { 0.0 })
     }
+}
+
+/// This session's share of the run.
+pub struct Session {
+    /// Steps done in this session.
+    pub steps: u64,
+    /// Wall time of this session, s.
+    pub wall: f64,
+    /// Checkpoints written.
+    pub checkpoints: u32,
 }
 
 #[cfg(test)]

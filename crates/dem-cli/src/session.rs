@@ -3,12 +3,12 @@
 //! SIGHUP (what batch schedulers send at a wall-clock limit) write a checkpoint and stop the
 //! session cleanly.
 
-use crate::output::{
+use crate::progress::{emit, Mode, Progress};
+use crate::record::{RunRecord, Session};
+use dem_core::files::output::{
     energy_csv, flow_csv, flow_rows, has_polyhedra, mesh_rows, meshes_csv, stress_csv, stress_row,
     write_atomic, write_durable, write_particles, write_vtk, POLYHEDRA_STREAM, STREAMS,
 };
-use crate::progress::{emit, Mode, Progress};
-use crate::record::RunRecord;
 use dem_core::files::py_record::PyRecord;
 use dem_core::{Checkpoint, DemError, PluginSet, Simulation};
 use serde_json::json;
@@ -272,7 +272,7 @@ fn write_rows(
     sim: &Simulation,
     record: &mut RunRecord,
     t: f64,
-    stress: Option<crate::output::StressRow>,
+    stress: Option<dem_core::files::output::StressRow>,
 ) -> Result<(), DemError> {
     let csv = dir.join("energy.csv");
     write_atomic(&csv, energy_csv(&record.energy).as_bytes()).map_err(io(&csv))?;
@@ -334,16 +334,6 @@ fn remove_stale_temporary(checkpoint: &Path) {
             Err(e) => tracing::warn!("{}: cannot remove: {e}", tmp.display()),
         }
     }
-}
-
-/// This session's share of the run.
-pub struct Session {
-    /// Steps done in this session.
-    pub steps: u64,
-    /// Wall time of this session, s.
-    pub wall: f64,
-    /// Checkpoints written.
-    pub checkpoints: u32,
 }
 
 fn report_interrupt(mode: Mode, step: u64, checkpoint: &Path) {

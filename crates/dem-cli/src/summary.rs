@@ -2,8 +2,7 @@
 //! JSON mode, nothing when quiet.
 
 use crate::progress::{emit, Mode};
-use crate::record::RunRecord;
-use crate::session::Session;
+use crate::record::{RunRecord, Session};
 use dem_core::Simulation;
 use serde_json::json;
 use std::path::Path;

@@ -420,7 +420,7 @@ pub(crate) fn clip(a: &Polyhedron, b: &Polyhedron, eps: f64) -> Clipped {
 mod tests {
     use super::*;
     use crate::generate::{corner_tetrahedron, cube, prism, rock};
-    use crate::intersection::intersect_exact;
+    use crate::polar::intersect_exact;
     use crate::polyhedron::polygon_area_centroid;
     use nalgebra::{Isometry3, Point3, UnitQuaternion};
     use rand::{Rng, SeedableRng};

@@ -24,7 +24,7 @@
 use crate::clip::clip_then_sized;
 use crate::error::IntersectionError;
 use crate::gjk::gjk_from_sized;
-use crate::intersection::intersect_exact_sized;
+use crate::polar::intersect_exact_sized;
 use crate::polyhedron::Polyhedron;
 use crate::surface::Surface;
 use nalgebra::{Point3, Vector2, Vector3};

@@ -9,9 +9,10 @@
 //!
 //! Modules, one concept each: [`polyhedron`] (the shape), [`hull`] (quickhull with
 //! exact predicates), [`mass`] (volume, centroid, inertia, principal axes), [`gjk`]
-//! (distance), [`interior`] (Chebyshev centre LP), [`intersection`] (polar-dual
-//! intersection), [`clip`] (the fast path of the intersection for pairs in general
-//! position: A clipped by B's planes), [`contact`](mod@contact) (point, normal, area, gap), [`sparsify`](mod@sparsify) and
+//! (distance), [`interior`] (Chebyshev centre LP), [`intersection`] (the intersection
+//! polyhedron and its faces' sources), [`polar`] (the polar-dual intersection, and
+//! [`intersect`], which picks the path), [`clip`] (the fast path of the intersection for
+//! pairs in general position: A clipped by B's planes), [`contact`](mod@contact) (point, normal, area, gap), [`sparsify`](mod@sparsify) and
 //! [`generate`] (seeded shapes), [`surface`] (the intersection surface read in place).
 //!
 //! # Deviations from Solfec's documented algorithm (reference 000)
@@ -51,6 +52,7 @@ pub mod interior;
 pub mod intersection;
 pub mod mass;
 mod plane_cut;
+pub mod polar;
 pub mod polyhedron;
 pub mod sparsify;
 pub mod surface;
@@ -60,8 +62,9 @@ pub use error::{ConvexError, IntersectionError};
 pub use gjk::{gjk_distance, gjk_distance_from, gjk_distance_offset, Proximity};
 pub use hull::{convex_hull, Hull};
 pub use interior::{chebyshev_centre, ChebyshevCentre};
-pub use intersection::{intersect, intersect_exact, FaceSource, Intersection};
+pub use intersection::{FaceSource, Intersection};
 pub use mass::{MassProperties, PrincipalFrame};
+pub use polar::{intersect, intersect_exact};
 pub use polyhedron::{Face, Polyhedron};
 pub use sparsify::{sparsify, SparsifyCandidate, SparsifyParams};
 pub use surface::Surface;

@@ -1,7 +1,7 @@
 //! `Law2_L6Geom_DMT`: Hertz less the constant pull `2 pi w R*` while the bodies overlap;
 //! see the crate documentation.
 
-use crate::{finish, Common, Constants, Normal, Params, PARAMS, STATE_LEN};
+use crate::common::{finish, Common, Constants, Normal, Params, PARAMS, STATE_LEN};
 use dem_api::sdk::parts::Hertz;
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair};

@@ -1,8 +1,8 @@
 //! `Law2_L6Geom_JKR`: the JKR normal force with its hysteresis (contact forms at zero
 //! overlap, breaks at the critical negative overlap); see the crate documentation.
 
+use crate::common::{finish, Common, Constants, Normal, Params, PARAMS, STATE_LEN, TOUCHING};
 use crate::jkr_theory::Jkr;
-use crate::{finish, Common, Constants, Normal, Params, PARAMS, STATE_LEN, TOUCHING};
 use dem_api::sdk::parts::effective_young;
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair};

@@ -1,9 +1,9 @@
 //! Expansion of body specifications (single bodies and generators) into particles.
 
+use super::boundaries::Boundaries;
 use super::random_packing::place_balls;
 use super::{BodySpec, Scene};
 use crate::engines::motion::Prescribed;
-use crate::model::mesh::MeshBody;
 use crate::model::particles::{Dofs, Particles, Shape, MAX_COORDINATE};
 use crate::support::error::DemError;
 use dem_api::{SphereShape, WallShape};
@@ -64,17 +64,6 @@ fn add_wall(
         Dofs::ALL,
         mat,
     );
-}
-
-/// The moving and compound boundaries of a scene.
-#[derive(Clone, Debug, Default)]
-pub struct Boundaries {
-    /// Groups of particles with a prescribed motion.
-    pub motions: Vec<Prescribed>,
-    /// Meshes.
-    pub meshes: Vec<MeshBody>,
-    /// Clumps (rigid bodies of member spheres).
-    pub clumps: Vec<crate::engines::clump::ClumpBody>,
 }
 
 /// Refuses particles `start..` (those of `bodies[k]`) whose mass or moments of inertia are

@@ -1,7 +1,8 @@
 //! Expansion of a `Mesh` body: read the file, place it, build its facets and connectivity,
 //! attach its motion.
 
-use super::{BodySpec, Boundaries, Scene};
+use super::boundaries::Boundaries;
+use super::{BodySpec, Scene};
 use crate::engines::motion::{Motion, Prescribed};
 use crate::model::mesh::read::{check, read_triangles};
 use crate::model::mesh::{build_facets, MeshBody};

@@ -1,6 +1,7 @@
 //! The scene file (RON). Unknown fields are errors; every error names the file, line and
 //! column (parse errors) or the field path (consistency errors). See `docs/scenes.md`.
 
+mod boundaries;
 pub mod budget;
 pub(crate) mod clumps;
 pub mod crowding;
@@ -21,7 +22,8 @@ pub use crate::engines::l6geom::L6Options;
 pub use crate::model::particles::MAX_COORDINATE;
 pub use crate::support::sampling::material_choice::MaterialChoice;
 pub use crate::support::sampling::size_distribution::{Basis, Radius};
-pub use generators::{expand_bodies, Boundaries};
+pub use boundaries::Boundaries;
+pub use generators::expand_bodies;
 pub use output_spec::OutputSpec;
 pub use settings::{ContactSettings, SparsifySettings};
 

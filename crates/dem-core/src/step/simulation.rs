@@ -29,16 +29,17 @@ use crate::support::timing::{lap, PhaseTimes};
 use crate::support::workers::recycle;
 use dem_api::{Material, ShapeView, SphereShape};
 use nalgebra::Vector3;
-use population::Watched;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::time::Instant;
+use watched::Watched;
 
 mod active_threads;
 mod build;
 mod control;
 pub mod population;
 mod stress;
+mod watched;
 
 /// What a shape view is filled with before it is made (never read).
 static NO_SHAPE: SphereShape = SphereShape { radius: 0.0 };

@@ -1,14 +1,41 @@
-//! What the batched plugin calls of a step share: each worker's buffers, kept from step
-//! to step, the selection of a batch's members (by functor or law) and the error of a
-//! failed call. Used by the geometry calls ([`super::geometry`]) and the law pass
+//! What the batched plugin calls of a step share: a chunk of the law pass ([`Work`]),
+//! each worker's buffers, kept from step to step, the selection of a batch's members (by
+//! functor or law), the geometry output made ready for a call, and the error of a failed
+//! call. Used by the geometry calls ([`super::geometry`]) and the law pass
 //! ([`super::step`]).
 
 use super::columns::LawColumns;
-use super::step::Work;
-use super::{StepContext, CHUNK};
+use super::contact::Contact;
+use super::context::StepContext;
+use super::totals::ContactTotals;
+use crate::model::blocks::CHUNK;
 use crate::support::error::DemError;
 use crate::support::workers::{room, PerWorker};
 use dem_api::RawGeom;
+
+/// One chunk of the law pass: its contacts and what goes with them.
+pub(super) struct Work<'w> {
+    /// Index of the first contact.
+    pub(super) first: usize,
+    pub(super) list: &'w mut [Contact],
+    /// The chunk's block of L6Geom and onset data.
+    pub(super) hot: &'w mut [f64],
+    /// The chunk's block of law state.
+    pub(super) state: &'w mut [f64],
+    /// The chunk's forces (see [`super::forces`]).
+    pub(super) forces: &'w mut [f64],
+    pub(super) total: &'w mut ContactTotals,
+    pub(super) bodies: &'w mut [[u32; 2]],
+}
+
+/// Makes `raw` `n` long, each entry marked not touching (what a functor that wrote nothing
+/// there would mean), without zeroing the rest: the functor writes every entry.
+pub(super) fn unwritten(raw: &mut Vec<RawGeom>, n: usize) {
+    raw.resize(n, RawGeom::default());
+    for g in raw.iter_mut() {
+        g.touching = 0;
+    }
+}
 
 /// The error of a plugin call on the pair `(a, b)`, naming the plugin and the functor.
 pub(super) fn call_error(

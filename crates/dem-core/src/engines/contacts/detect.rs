@@ -2,7 +2,9 @@
 //! within the law's interaction distance get a geometry call (batched per functor); those
 //! the functor reports closer than that distance become contacts this step.
 
-use super::{Slot, StepContext, CHUNK, NONE};
+use super::contact::{Slot, NONE};
+use super::context::StepContext;
+use crate::model::blocks::CHUNK;
 use crate::model::particles::Particles;
 use crate::support::error::DemError;
 use crate::support::team::{FirstError, Parts};

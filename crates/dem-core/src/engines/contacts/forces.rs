@@ -6,7 +6,7 @@
 //! values in one short stretch of memory (one bounds test). The outputs between steps
 //! read them too.
 
-use super::CHUNK;
+use crate::model::blocks::CHUNK;
 use dem_api::{LawOutput, Vec3};
 use nalgebra::Vector3;
 

@@ -4,8 +4,10 @@
 //! mesh facets), and each chunk's calls when it runs inside it (see [`super::step`]).
 
 use super::batch::{call_error, kinds, pick, Buffers, Scratch};
-use super::{Contact, StepContext, CHUNK};
+use super::contact::Contact;
+use super::context::StepContext;
 use crate::engines::dispatch::GeomEntry;
+use crate::model::blocks::CHUNK;
 use crate::model::blocks::{Blocks, PITCH};
 use crate::support::error::DemError;
 use crate::support::team::{FirstError, Parts};
@@ -298,7 +300,7 @@ pub(super) fn geometry_chunk(
             let c = &list[scratch.picked[k]];
             (c.a, c.b)
         };
-        super::step::unwritten(&mut scratch.out, scratch.pairs.len());
+        super::batch::unwritten(&mut scratch.out, scratch.pairs.len());
         call_geometry(cx, geom, asked, (None, rows), &mut scratch.out, pair)?;
         for (k, &i) in scratch.picked.iter().enumerate() {
             raw[i] = scratch.out[k];

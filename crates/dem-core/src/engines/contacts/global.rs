@@ -6,8 +6,8 @@
 //! instead for a chunk that mixes laws or whose law returned a non-finite value (to name
 //! the contact).
 
+use super::contact::Contact;
 use super::forces::{ENERGY, FORCE, GROUP, TORQUE};
-use super::Contact;
 use crate::engines::l6geom::torques;
 use crate::engines::l6geom::update::V3;
 use crate::engines::l6geom::L6Options;

@@ -14,7 +14,8 @@
 //! sphere and another facet of M with the same law and term. When a sphere leaves several facets of
 //! M at once, the ended contact whose normal is closest to the new one is taken.
 
-use crate::engines::contacts::{Contacts, StepContext};
+use super::context::StepContext;
+use super::Contacts;
 use crate::model::particles::Shape;
 use dem_api::RawGeom;
 use std::collections::HashMap;

@@ -2,7 +2,7 @@
 //! per slot, so that the gather walks the contacts in slot order by reading 8 bytes per
 //! 64 slots (most slots, candidate pairs apart, hold none).
 
-use super::NONE;
+use super::contact::NONE;
 
 /// The contact of each slot.
 #[derive(Clone, Debug, Default)]

@@ -39,6 +39,8 @@
 
 mod batch;
 mod columns;
+mod contact;
+mod context;
 mod detect;
 mod forces;
 mod gather;
@@ -47,136 +49,25 @@ mod global;
 mod handover;
 mod held;
 mod pair_cache;
+mod pass;
 mod rebuild;
 mod saved;
 pub mod sparsify;
 mod step;
+mod totals;
 
-use crate::engines::dispatch::Dispatch;
-use crate::engines::l6geom::L6Options;
-use crate::engines::l6geom::{BodyKin, L6State};
+use crate::engines::l6geom::L6State;
 use crate::model::blocks::{self, Blocks, HotBlocks, CHUNK};
-use crate::model::particles::Particles;
-use crate::support::error::DemError;
-use crate::support::team::Team;
-use dem_api::{Material, Onset, RawGeom};
+pub use contact::{Contact, Slot};
+pub use context::StepContext;
+use dem_api::{Onset, RawGeom};
 use forces::ForceStore;
 pub use forces::Forces;
-pub use gather::ContactTotals;
-use gather::Gather;
 use held::Held;
 pub use saved::{SavedContact, SavedEnd};
 use std::ops::Range;
-
-/// `Slot::contact` of a slot without a contact.
-const NONE: u32 = u32::MAX;
-
-/// One candidate pair (one contact term of it).
-#[derive(Clone, Copy, Debug)]
-pub struct Slot {
-    /// Smaller particle id.
-    pub a: u32,
-    /// Larger particle id.
-    pub b: u32,
-    /// Sum of the radii when both bodies are spheres, m (NaN otherwise): the pre-check
-    /// before the geometry call reads it instead of the shapes.
-    radii: f64,
-    /// Geometry functor index.
-    pub geom: u16,
-    /// Law index.
-    pub law: u16,
-    /// Contact term of the pair (`GeomInput::feature`), 0 for a one-term functor.
-    pub feature: u8,
-    /// True when the functor's body 1 is `b`.
-    pub swap: bool,
-}
-
-impl Slot {
-    fn key(&self) -> (u16, u16, u32, u32, u8) {
-        (self.geom, self.law, self.a, self.b, self.feature)
-    }
-
-    /// Particle ids as the functor sees them: (body 1, body 2).
-    pub fn bodies(&self) -> (usize, usize) {
-        bodies(self.a, self.b, self.swap)
-    }
-}
-
-fn bodies(a: u32, b: u32, swap: bool) -> (usize, usize) {
-    if swap {
-        (b as usize, a as usize)
-    } else {
-        (a as usize, b as usize)
-    }
-}
-
-/// A contact: live, or ended in the last step (`ending`).
-#[derive(Clone, Debug)]
-pub struct Contact {
-    /// Smaller particle id.
-    pub a: u32,
-    /// Larger particle id.
-    pub b: u32,
-    /// Geometry functor index.
-    pub geom: u16,
-    /// Law index.
-    pub law: u16,
-    /// Contact term of the pair.
-    pub feature: u8,
-    /// True when the functor's body 1 is `b`.
-    pub swap: bool,
-    /// Was the contact created this step?
-    pub new: bool,
-    /// Did the contact end this step (its last law call booked dissipation only)?
-    pub ending: bool,
-    /// Did the functor stop reporting it (ended without a last law call)?
-    gone: bool,
-    /// Index of its slot.
-    slot: u32,
-}
-
-impl Contact {
-    /// Particle ids as the functor sees them: (body 1, body 2).
-    pub fn bodies(&self) -> (usize, usize) {
-        bodies(self.a, self.b, self.swap)
-    }
-
-    /// Is this a contact that goes on (not one that ended in the last step)?
-    pub fn active(&self) -> bool {
-        !self.ending && !self.gone
-    }
-
-    fn key(&self) -> (u16, u16, u32, u32, u8) {
-        (self.geom, self.law, self.a, self.b, self.feature)
-    }
-}
-
-/// Everything needed to process the contacts of one step.
-pub struct StepContext<'a> {
-    /// The particles (read only).
-    pub particles: &'a Particles,
-    /// The same particles as the columns a geometry functor reads (see
-    /// [`Particles::columns`]).
-    pub bodies: dem_api::BodyColumns<'a>,
-    /// The threads of the parallel phases.
-    pub team: &'a Team,
-    /// Materials by index.
-    pub materials: &'a [Material],
-    /// Dispatch tables and functor instances.
-    pub dispatch: &'a Dispatch,
-    /// Time step, s.
-    pub dt: f64,
-    /// Time t, s.
-    pub time: f64,
-    /// Step number.
-    pub step: u64,
-    /// Hysteresis band, m.
-    pub eps: f64,
-    /// L6Geom options.
-    pub l6: L6Options,
-    /// Contact sparsification of mesh contacts, if the scene asks for it.
-    pub sparsify: Option<dem_api::convex::SparsifyParams>,
-}
+pub use totals::ContactTotals;
+use totals::Gather;
 
 /// The candidate slots and the contacts, with law state stored `stride` values per
 /// contact.
@@ -228,14 +119,6 @@ pub struct Contacts {
     detect_buffers: detect::Buffers,
     /// Buffers of the geometry and law passes, kept from step to step.
     step_buffers: batch::Buffers,
-}
-
-fn kin(p: &Particles, i: usize) -> BodyKin {
-    BodyKin {
-        pos: p.pos[i],
-        vel: p.vel[i],
-        angvel: p.angvel[i],
-    }
 }
 
 impl Contacts {
@@ -418,89 +301,6 @@ impl Contacts {
             self.state.truncate(last);
             self.forces.truncate(last);
         }
-    }
-
-    /// Runs geometry, lifecycle, L6Geom and law for the step: geometry of the live
-    /// contacts and detection of new ones, then the hand-over of contacts moving across a
-    /// mesh (see [`handover`]), creation of the new contacts, then lifecycle,
-    /// L6Geom and law of each. Returns the wall time of the geometry and law parts, s.
-    pub fn process(&mut self, cx: &StepContext<'_>) -> Result<[f64; 2], DemError> {
-        let mut clock = std::time::Instant::now();
-        self.retire();
-        // Without meshes nothing between here and the law pass needs the geometry of the
-        // live contacts: the law pass computes it chunk by chunk, while the chunk's
-        // contacts are in cache. The hand-over of mesh contacts needs it first; with
-        // polyhedra it is most of the step, and its own pass shares it among the workers
-        // in small items (the law pass's chunks of 512, a few in a pile of rocks, were
-        // shared unevenly). The same geometry either way.
-        let early = self.geometry_first;
-        self.raw.clear();
-        if early {
-            self.raw.resize(self.list.len(), RawGeom::default());
-            let state = (&mut self.state, self.law_stride);
-            geometry::geometry(cx, &self.list, &mut self.raw, state, &mut self.step_buffers)?;
-        }
-        let mut fresh = std::mem::take(&mut self.fresh);
-        detect::detect(
-            cx,
-            (&self.slots, self.held.all()),
-            (&mut self.cache, self.cache_stride),
-            &self.chunks,
-            &mut self.found,
-            &mut fresh,
-            &mut self.detect_buffers,
-        )?;
-        if self.has_facets {
-            handover::hand_over(self, &mut fresh, cx);
-            // Contact sparsification (scene `contacts.sparsify`): drops redundant new
-            // mesh contacts before they are created. See `crate::engines::contacts::sparsify`.
-            if let Some(params) = &cx.sparsify {
-                sparsify::apply(self, &mut fresh, cx, params);
-            }
-        }
-        let old = self.list.len();
-        self.reserve(fresh.len());
-        for &(i, g) in &fresh {
-            let s = self.slots[i as usize];
-            let (b1, b2) = s.bodies();
-            let l6 = L6State::create(&g, &kin(cx.particles, b1), &kin(cx.particles, b2), &cx.l6);
-            let onset = Onset {
-                time: cx.time,
-                normal_velocity: l6.u_dot.x,
-            };
-            tracing::debug!(
-                target: "dem::contact",
-                event = "begin", a = s.a, b = s.b, t = cx.time, gap = g.gap,
-                normal = ?[g.normal.x, g.normal.y, g.normal.z], point = ?[g.point.x, g.point.y, g.point.z],
-                normal_velocity = onset.normal_velocity
-            );
-            self.push(i as usize, l6, onset, true);
-            if early {
-                self.raw.push(g);
-            }
-        }
-        self.fresh = fresh;
-        let geometry = crate::support::timing::lap(&mut clock);
-        let given = if early {
-            step::Geometry::Given(&self.raw)
-        } else {
-            step::Geometry::InPass(&self.fresh)
-        };
-        step::law(
-            cx,
-            &mut self.list,
-            given,
-            (
-                &mut self.hot,
-                (&mut self.state, self.law_stride),
-                &mut self.forces,
-            ),
-            old,
-            &mut self.gather,
-            &mut self.step_buffers,
-        )?;
-        self.ended_known = true;
-        Ok([geometry, crate::support::timing::lap(&mut clock)])
     }
 
     /// Moves contact `k` to slot `to` (same law and term), the slot of a pair that the

@@ -10,7 +10,8 @@
 //! the same bits with or without it, on any number of threads (each slot's cache is
 //! written only by the call of that slot).
 
-use super::{Contacts, Slot};
+use super::contact::Slot;
+use super::Contacts;
 use crate::engines::dispatch::Dispatch;
 
 impl Contacts {

@@ -1,7 +1,9 @@
 //! Rebuilding the slots from the broad phase's candidate pairs.
 
-use super::{Contacts, Slot, CHUNK, NONE};
+use super::contact::{Slot, NONE};
+use super::Contacts;
 use crate::engines::dispatch::Dispatch;
+use crate::model::blocks::CHUNK;
 use crate::model::particles::{Particles, Shape};
 use crate::support::error::DemError;
 use rayon::slice::ParallelSliceMut;

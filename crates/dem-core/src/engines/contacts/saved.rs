@@ -1,7 +1,9 @@
 //! A contact as a checkpoint holds it, and the saving and restoring of the contact list.
 
+use super::contact::{Contact, Slot, NONE};
+use super::forces::Forces;
 use super::forces::FORCES;
-use super::{Contact, Contacts, Forces, Slot, NONE};
+use super::Contacts;
 use crate::engines::dispatch::Dispatch;
 use crate::engines::l6geom::L6State;
 use crate::model::particles::Particles;

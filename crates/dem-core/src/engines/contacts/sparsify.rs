@@ -25,7 +25,8 @@
 //! mesh, before the new contacts are created: a dropped contact leaves the list of
 //! contacts about to start.
 
-use crate::engines::contacts::{Contacts, StepContext};
+use super::context::StepContext;
+use super::Contacts;
 use crate::model::particles::{Facet, Shape};
 use dem_api::convex::{sparsify, SparsifyCandidate, SparsifyParams};
 use dem_api::{FacetShape, RawGeom};

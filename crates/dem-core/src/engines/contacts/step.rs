@@ -5,13 +5,16 @@
 //! hand-over of mesh contacts needs the geometry); each contact is written only by the
 //! worker of its chunk.
 
-use super::batch::{call_error, kinds, pick, Buffers, Scratch};
+use super::batch::{call_error, kinds, pick, unwritten, Buffers, Scratch, Work};
+use super::contact::{Contact, NONE};
+use super::context::StepContext;
 use super::forces::{self, ForceStore, Forces};
-use super::gather::ENDING;
 use super::geometry::{check, geometry_chunk, pairs_of, KeptState};
-use super::{Contact, ContactTotals, Gather, StepContext, CHUNK, NONE};
+use super::totals::ENDING;
+use super::totals::{ContactTotals, Gather};
 use crate::engines::dispatch::LawEntry;
 use crate::engines::l6geom::update::update_block;
+use crate::model::blocks::CHUNK;
 use crate::model::blocks::{self, Blocks};
 use crate::support::error::DemError;
 use crate::support::team::{FirstError, Parts};
@@ -28,21 +31,6 @@ pub(super) enum Geometry<'r> {
     /// Computed in the pass, chunk by chunk, for the contacts that existed before this
     /// step; the new ones (from index `fresh` on) take the detection's, in this order.
     InPass(&'r [(u32, RawGeom)]),
-}
-
-/// One chunk of the law pass: its contacts and what goes with them.
-pub(super) struct Work<'w> {
-    /// Index of the first contact.
-    first: usize,
-    list: &'w mut [Contact],
-    /// The chunk's block of L6Geom and onset data.
-    hot: &'w mut [f64],
-    /// The chunk's block of law state.
-    state: &'w mut [f64],
-    /// The chunk's forces (see [`forces`]).
-    forces: &'w mut [f64],
-    total: &'w mut ContactTotals,
-    bodies: &'w mut [[u32; 2]],
 }
 
 /// Lifecycle, L6Geom and law of every contact; contacts at index `fresh` and beyond were
@@ -165,15 +153,6 @@ fn law_pairs(
             scratch.raw = raw;
             r
         }
-    }
-}
-
-/// Makes `raw` `n` long, each entry marked not touching (what a functor that wrote nothing
-/// there would mean), without zeroing the rest: the functor writes every entry.
-pub(super) fn unwritten(raw: &mut Vec<RawGeom>, n: usize) {
-    raw.resize(n, RawGeom::default());
-    for g in raw.iter_mut() {
-        g.touching = 0;
     }
 }
 

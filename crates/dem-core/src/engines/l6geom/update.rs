@@ -5,7 +5,7 @@
 //! scalar formulas (the quaternion's largest term, the hemisphere of the half-way
 //! rotation, the branch vector of a wall) are selections per lane.
 
-use crate::engines::l6geom::L6Options;
+use super::options::L6Options;
 use crate::model::blocks::{self as hot, FRAME, PHI, PHI_DOT, POINT, QUAT, U, U_DOT};
 use crate::model::particles::Particles;
 use dem_api::lane::{F64x4, Lane};

@@ -24,6 +24,7 @@
 //! moving boundaries and clumps' members keep their order; each clump's member range
 //! moves down with them), contacts are renamed, and the broad phase is rebuilt at once.
 
+use super::watched::Watched;
 use crate::engines::flow::Flow;
 use crate::engines::inlet::{Inlet, NewParticle};
 use crate::engines::outlet::Outlet;
@@ -89,31 +90,6 @@ pub fn build_flow(
         }
     }
     Ok(flow)
-}
-
-/// Particles whose energy a step books one by one: their state before the integrator.
-#[derive(Default)]
-pub(crate) struct Watched {
-    /// Storage index, and the outlet taking it (`None`: just inserted).
-    who: Vec<(usize, Option<usize>)>,
-    vel: Vec<Vector3<f64>>,
-    angvel: Vec<Vector3<f64>>,
-    pos: Vec<Vector3<f64>>,
-    /// Clumps (index into the simulation's clumps), and the outlet taking each (`None`:
-    /// just inserted). Their energy is the terms their step books (see
-    /// [`crate::engines::clump::body::step`]).
-    clumps: Vec<(usize, Option<usize>)>,
-}
-
-impl Watched {
-    pub(crate) fn is_empty(&self) -> bool {
-        self.who.is_empty() && self.clumps.is_empty()
-    }
-
-    /// Does it watch a clump (so that the clumps' step must give its terms)?
-    pub(crate) fn has_clumps(&self) -> bool {
-        !self.clumps.is_empty()
-    }
 }
 
 /// The energy particle `i` adds to the ledger in a step that moved it from velocities

@@ -53,11 +53,13 @@
 //! assert_eq!(pairs, [(0, 1)]);
 //! ```
 
+mod item;
 mod scan;
 mod stream;
 #[cfg(test)]
 mod tests;
 
+use item::{Item, Out};
 use std::ops::Range;
 
 /// An axis-aligned box with the caller's id (e.g. a particle index).
@@ -78,66 +80,6 @@ pub struct Aabb {
 /// 10-15 % faster than 512; 32 is 2-3 times slower and 4096 up to 2 times slower at 1e4.
 /// Larger sets may set a larger cutoff.
 pub const DEFAULT_CUTOFF: usize = 512;
-
-/// Working copy of a box: axes permuted so that axis 0 is the sweep axis, `-0.0` made
-/// `0.0`, `key` = position in the input (unique: breaks ties between equal coordinates).
-#[derive(Clone, Copy, Debug)]
-struct Item {
-    lo: [f64; 3],
-    hi: [f64; 3],
-    key: u32,
-    id: u32,
-}
-
-impl Item {
-    /// `self` comes before `o` along axis `d`: lower `lo`, ties broken by key. A strict
-    /// total order on distinct boxes.
-    #[inline(always)]
-    fn before(&self, o: &Item, d: usize) -> bool {
-        self.lo[d] < o.lo[d] || (self.lo[d] == o.lo[d] && self.key < o.key)
-    }
-
-    /// Closed overlap on axis `d`.
-    #[inline(always)]
-    fn overlaps(&self, o: &Item, d: usize) -> bool {
-        self.lo[d] <= o.hi[d] && o.lo[d] <= self.hi[d]
-    }
-
-    /// `p`'s low end lies in `self` on axis `d`: `self` comes strictly before `p` and `p`
-    /// starts no later than `self` ends. For two distinct boxes overlapping on `d` exactly one
-    /// of `a.holds(b)` and `b.holds(a)` is true; a box never holds itself.
-    #[inline(always)]
-    fn holds(&self, p: &Item, d: usize) -> bool {
-        self.before(p, d) && p.lo[d] <= self.hi[d]
-    }
-}
-
-/// Where pairs go, and how a (point, interval) pair is turned into an output pair.
-struct Out<'a> {
-    pairs: &'a mut Vec<(u32, u32)>,
-    /// Self-intersection: report `(min id, max id)`.
-    complete: bool,
-}
-
-impl Out<'_> {
-    /// Report `p` (a box seen as a point) against `i` (a box seen as an interval).
-    /// `in_order`: in the bipartite form, `p` belongs to the first set.
-    #[inline(always)]
-    fn report(&mut self, p: &Item, i: &Item, in_order: bool) {
-        let pair = if self.complete {
-            if p.id <= i.id {
-                (p.id, i.id)
-            } else {
-                (i.id, p.id)
-            }
-        } else if in_order {
-            (p.id, i.id)
-        } else {
-            (i.id, p.id)
-        };
-        self.pairs.push(pair);
-    }
-}
 
 /// Reusable settings and scratch buffers for box-intersection queries. Calls allocate only
 /// while the buffers (and the caller's output vector) grow.

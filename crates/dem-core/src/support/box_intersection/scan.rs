@@ -2,7 +2,7 @@
 //! Used alone (one set, or two sets) and as the base case of the streamed segment tree,
 //! whose subsets stay sorted.
 
-use super::{Item, Out};
+use super::item::{Item, Out};
 
 /// One set: each pair of boxes overlapping on all axes, once. The box that comes first along
 /// axis 0 tests the boxes starting before it ends.

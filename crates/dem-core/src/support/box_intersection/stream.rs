@@ -12,8 +12,8 @@
 //! copies sorted along axis 0, so every subset is sorted and the scans at the leaves need no
 //! sorting. In self-intersection mode the points and the intervals are the same range.
 
+use super::item::{Item, Out};
 use super::scan::{one_way, two_way};
-use super::{Item, Out};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 use std::ops::Range;

@@ -1,0 +1,93 @@
+//! The macro that declares a plugin's root module ([`export_plugin!`](crate::export_plugin)),
+//! turning its geometry functors and laws into the ABI's constructors through the
+//! adapters.
+
+/// Exports a plugin's root module: `export_plugin! { geometry: [A, B], laws: [C] }`, or
+/// with laws written over lanes, `export_plugin! { geometry: [], laws: [], lane_laws: [D]
+/// }` (see [`LaneLaw`](crate::sdk::LaneLaw)). Any list may be empty. The plugin crate must list `abi_stable`
+/// among its dependencies (abi_stable's export attribute refers to it by absolute path).
+#[macro_export]
+macro_rules! export_plugin {
+    (geometry: [$($g:ty),* $(,)?], laws: [$($l:ty),* $(,)?] $(,)?) => {
+        $crate::export_plugin! { geometry: [$($g),*], laws: [$($l),*], lane_laws: [] }
+    };
+    (
+        geometry: [$($g:ty),* $(,)?],
+        laws: [$($l:ty),* $(,)?],
+        lane_laws: [$($ll:ty),* $(,)?] $(,)?
+    ) => {
+        #[::abi_stable::export_root_module]
+        pub fn dem_plugin_root() -> $crate::PluginRootRef {
+            use ::abi_stable::prefix_type::PrefixTypeTrait;
+            $crate::PluginRoot {
+                api_version: __dem_plugin_api_version,
+                name: __dem_plugin_name,
+                version: __dem_plugin_version,
+                functors: __dem_plugin_functors,
+                set_logger: __dem_plugin_set_logger,
+                new_geometry: __dem_plugin_new_geometry,
+                new_law: __dem_plugin_new_law,
+            }
+            .leak_into_prefix()
+        }
+
+        extern "C" fn __dem_plugin_api_version() -> ::abi_stable::std_types::RStr<'static> {
+            $crate::API_VERSION.into()
+        }
+
+        extern "C" fn __dem_plugin_name() -> ::abi_stable::std_types::RStr<'static> {
+            env!("CARGO_PKG_NAME").into()
+        }
+
+        extern "C" fn __dem_plugin_version() -> ::abi_stable::std_types::RStr<'static> {
+            env!("CARGO_PKG_VERSION").into()
+        }
+
+        extern "C" fn __dem_plugin_functors(
+        ) -> ::abi_stable::std_types::RVec<$crate::FunctorInfo> {
+            #[allow(unused_mut)]
+            let mut all = ::abi_stable::std_types::RVec::new();
+            $( all.push($crate::sdk::geometry_info::<$g>()); )*
+            $( all.push($crate::sdk::law_info::<$l>()); )*
+            $( all.push($crate::sdk::law_info::<$ll>()); )*
+            all
+        }
+
+        extern "C" fn __dem_plugin_set_logger(logger: $crate::HostLogger) {
+            $crate::sdk::install_forwarder(logger);
+        }
+
+        extern "C" fn __dem_plugin_new_geometry(
+            name: ::abi_stable::std_types::RStr<'_>,
+            params: ::abi_stable::std_types::RStr<'_>,
+        ) -> ::abi_stable::std_types::RResult<$crate::Cg2Box, ::abi_stable::std_types::RString> {
+            $(
+                if name.as_str() == <$g as $crate::sdk::Geometry>::NAME {
+                    return $crate::sdk::new_geometry::<$g>(params.as_str());
+                }
+            )*
+            ::abi_stable::std_types::RErr(
+                format!("this plugin has no geometry functor named `{}`", name).into(),
+            )
+        }
+
+        extern "C" fn __dem_plugin_new_law(
+            name: ::abi_stable::std_types::RStr<'_>,
+            params: ::abi_stable::std_types::RStr<'_>,
+        ) -> ::abi_stable::std_types::RResult<$crate::LawBox, ::abi_stable::std_types::RString> {
+            $(
+                if name.as_str() == <$l as $crate::sdk::Law>::NAME {
+                    return $crate::sdk::new_law::<$l>(params.as_str());
+                }
+            )*
+            $(
+                if name.as_str() == <$ll as $crate::sdk::Law>::NAME {
+                    return $crate::sdk::new_lane_law::<$ll>(params.as_str());
+                }
+            )*
+            ::abi_stable::std_types::RErr(
+                format!("this plugin has no contact law named `{}`", name).into(),
+            )
+        }
+    };
+}
