@@ -1,15 +1,18 @@
 //! The module graph of a crate, read from its source: which module names which.
 //!
-//! A reference is a path that starts with `crate::`, `super::` or `self::` (in `use`
-//! lines, with their `{..}` groups, and inline in code). Each is resolved to the module
-//! path it names, and counted as an arrow between two children of every folder the two
-//! share: `crate::contacts::step` naming `crate::broadphase::bound_gap` is an arrow
-//! `contacts -> broadphase` among the crate's top-level modules. The folder's own file
-//! (`lib.rs`, `mod.rs`, or `name.rs` beside `name/`) is the node `self`; its `mod` lines
-//! are not arrows, the names it uses from its children are.
+//! A reference is a path that starts with `crate::`, `super::`, `self::` or the name of a
+//! child module (in `use` lines, with their `{..}` groups, and inline in code). Each is
+//! resolved to the module path it names, and counted as an arrow between two children of
+//! every folder the two share: `crate::engines::contacts` naming
+//! `crate::model::blocks::CHUNK` is an arrow `engines -> model` among the crate's
+//! top-level modules. The folder's own file (`lib.rs`, `mod.rs`, or `name.rs` beside
+//! `name/`) is the node `self`; its `mod` lines are not arrows, the names it uses from
+//! its children are. A name taken through a re-export (`pub use`) counts as taken from
+//! the module that defines it; a re-export alone is a facade, not an arrow.
 //!
 //! This reads text, not the compiler's resolution: a glob import or a macro that builds
-//! a path can hide an arrow. Comments and string literals are skipped.
+//! a path can hide an arrow. Comments, string literals and inline `mod name { .. }`
+//! blocks (unit tests) are skipped.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -151,21 +154,7 @@ fn without_inline_modules(code: &str) -> Vec<char> {
                 j += 1;
             }
             if named && j < chars.len() && chars[j] == '{' {
-                let mut depth = 0;
-                while j < chars.len() {
-                    match chars[j] {
-                        '{' => depth += 1,
-                        '}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    j += 1;
-                }
-                i = j + 1;
+                i = matching_brace(chars.as_slice(), j) + 1;
                 continue;
             }
         }
@@ -173,6 +162,24 @@ fn without_inline_modules(code: &str) -> Vec<char> {
         i += 1;
     }
     out
+}
+
+/// The index of the `}` that closes the `{` at `open` (the end of the text if none).
+fn matching_brace(chars: &[char], open: usize) -> usize {
+    let mut depth = 0;
+    for (j, &c) in chars.iter().enumerate().skip(open) {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return j;
+                }
+            }
+            _ => {}
+        }
+    }
+    chars.len()
 }
 
 fn is_ident(c: char) -> bool {
@@ -327,23 +334,7 @@ fn read_group(chars: &[char], mut i: usize) -> Vec<Vec<String>> {
                 full.extend(p);
                 out.push(full);
             }
-            // Skip to the matching brace.
-            let mut depth = 0;
-            let mut j = end;
-            while j < chars.len() {
-                match chars[j] {
-                    '{' => depth += 1,
-                    '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            i = j + 1;
+            i = matching_brace(chars, end) + 1;
         } else {
             out.push(path);
             i = end;

@@ -1,6 +1,6 @@
 //! The random draws that generators and inlets share: radii from a size distribution
 //! ([`size_distribution`]), materials from a mix ([`material_choice`]), orientations
-//! ([`random_rotation`]). Each draw takes the caller's seeded generator, so a scene's
+//! (`random_rotation`). Each draw takes the caller's seeded generator, so a scene's
 //! particles are the same on every run and every rank.
 
 pub mod material_choice;
