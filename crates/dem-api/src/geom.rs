@@ -35,7 +35,7 @@ pub struct RawGeom {
     pub area: f64,
     /// Signed weight of this contact term, dimensionless: `1` for an ordinary contact. The
     /// solver multiplies the law's force, torque and energies by it. A functor that splits
-    /// a pair into several terms (see [`crate::GeomInput::feature`]) uses it to add or
+    /// a pair into several terms (see [`crate::batch::GeomBatch::features`]) uses it to add or
     /// subtract them, e.g. `-1` for the interior-edge terms of IPC's convergent
     /// formulation. Must be finite and non-zero.
     pub weight: f64,

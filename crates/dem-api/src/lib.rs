@@ -19,6 +19,11 @@
 //! - [`c_abi`]: the function table of plugins written in C or C++.
 //!
 //! Units are SI throughout (m, s, kg, N, J, rad).
+//!
+//! Floors, bottom first (a module names only modules of lower floors; checked by the
+//! workspace's `tests/module_floors.rs`): `math`, `lane`, `reads`, `log`; `geom`,
+//! `facet`, `polyhedron`; `law`, `shape`; `batch`, `c_abi`; `functor`, `law_view`;
+//! `root`; `sdk` on top (its adapters turn the per-contact traits into `functor`'s).
 
 // `#[sabi_trait]` expands to impls that newer rustc flags as non-local definitions.
 #![allow(non_local_definitions)]

@@ -15,6 +15,11 @@
 //! pairs in general position: A clipped by B's planes), [`contact`](mod@contact) (point, normal, area, gap), [`sparsify`](mod@sparsify) and
 //! [`generate`] (seeded shapes), [`surface`] (the intersection surface read in place).
 //!
+//! Floors, bottom first (a module names only modules of lower floors; checked by the
+//! workspace's `tests/module_floors.rs`): [`error`], [`sparsify`](mod@sparsify);
+//! [`hull`]; [`polyhedron`]; [`generate`], [`gjk`], [`interior`], [`mass`], the plane
+//! cut; [`intersection`]; [`surface`]; [`clip`]; [`polar`]; [`contact`](mod@contact).
+//!
 //! # Deviations from Solfec's documented algorithm (reference 000)
 //!
 //! 1. Interior point: the Chebyshev centre of A ∩ B by a 4-variable LP instead of

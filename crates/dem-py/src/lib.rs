@@ -1,5 +1,9 @@
 //! `dem`: the Python front end of the dem solver (pyo3). The compiled part is `dem._dem`;
 //! `python/dem/__init__.py` re-exports it. See docs/python.md.
+//!
+//! Floors, bottom first: `errors`, `plugin_search`, `state`; `simulation` (the
+//! `Simulation` class); `accessors` and `motions` (its numpy views and its moving
+//! boundaries); this file, the module, on top.
 
 mod accessors;
 mod errors;

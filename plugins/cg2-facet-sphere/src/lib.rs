@@ -22,6 +22,8 @@
 //! The equivalent radius of the facet is infinite (laws see a flat partner), so the core's
 //! L6Geom update takes the facet's branch vector from the mesh's reference point to the
 //! contact point: the velocity of a rotating mesh at the contact is exact.
+//!
+//! Floors, bottom first: `closest` and `placed`; `convergent`; this file on top.
 
 mod closest;
 mod convergent;

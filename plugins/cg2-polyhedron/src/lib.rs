@@ -27,6 +27,10 @@
 //! polyhedra should set `contacts: (l6geom: (no_ratch: false))`, so that the solver uses
 //! the true branch vectors from each centroid to the contact point for the relative
 //! velocity.
+//!
+//! Floors, bottom first: the shared pieces (`cache`, `clip`, `epsilon`, `posed`,
+//! `potential`, `section`, `support`); the other pairs' functors (`facet`, `sphere`,
+//! `wall`); this file (the polyhedron pair and the export) on top.
 
 pub mod cache;
 pub mod clip;

@@ -38,6 +38,9 @@
 //! the change of that energy is booked as `friction`: it is the loss at snap-in and at
 //! snap-off (the hysteresis loop), zero to second order elsewhere. Viscous work is
 //! `damping`; slip, rolling and twisting as the SDK parts book them.
+//!
+//! Floors, bottom first: `common` (what both laws share) and `jkr_theory`; the laws
+//! (`dmt`, `jkr`); this file (the export) on top.
 
 pub mod jkr_theory;
 
