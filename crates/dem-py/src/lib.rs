@@ -7,6 +7,7 @@
 
 mod accessors;
 mod errors;
+mod fields;
 mod motions;
 mod plugin_search;
 mod simulation;

@@ -5,6 +5,7 @@
 
 pub mod broadphase;
 pub mod clump;
+pub mod coarse_grain;
 pub mod contacts;
 pub mod critical_step;
 pub(crate) mod damping;

@@ -5,4 +5,5 @@ pub mod checkpoint;
 pub mod output;
 pub mod py_record;
 pub mod tracked;
+pub mod vti;
 pub mod vtk;

@@ -159,30 +159,14 @@ impl Grid {
             self.types.len()
         );
         let mut data = Vec::new();
-        let mut section = |xml: &mut String, tag: &str, arrays: &[Array]| {
-            let _ = writeln!(xml, "      <{tag}>");
-            for a in arrays {
-                let _ = writeln!(
-                    xml,
-                    "        <DataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\" \
-                     format=\"appended\" offset=\"{}\"/>",
-                    a.values.type_name(),
-                    a.name,
-                    a.components,
-                    data.len()
-                );
-                a.values.append_to(&mut data);
-            }
-            let _ = writeln!(xml, "      </{tag}>");
-        };
-        section(&mut xml, "PointData", &self.point_data);
-        section(&mut xml, "CellData", &self.cell_data);
+        section(&mut xml, &mut data, "PointData", &self.point_data);
+        section(&mut xml, &mut data, "CellData", &self.cell_data);
         let points = Array {
             name: "Points",
             components: 3,
             values: Values::F64(self.points.iter().flatten().copied().collect()),
         };
-        section(&mut xml, "Points", &[points]);
+        section(&mut xml, &mut data, "Points", &[points]);
         let cells = [
             Array {
                 name: "connectivity",
@@ -200,15 +184,37 @@ impl Grid {
                 values: Values::U8(self.types.clone()),
             },
         ];
-        section(&mut xml, "Cells", &cells);
-        xml.push_str(
-            "    </Piece>\n  </UnstructuredGrid>\n  <AppendedData encoding=\"raw\">\n   _",
-        );
-        let mut out = xml.into_bytes();
-        out.extend_from_slice(&data);
-        out.extend_from_slice(b"\n  </AppendedData>\n</VTKFile>\n");
-        out
+        section(&mut xml, &mut data, "Cells", &cells);
+        xml.push_str("    </Piece>\n  </UnstructuredGrid>\n");
+        appended(xml, &data)
     }
+}
+
+/// Writes the `<tag>` element of `arrays` to `xml`, their values appended to `data`.
+pub(crate) fn section(xml: &mut String, data: &mut Vec<u8>, tag: &str, arrays: &[Array]) {
+    let _ = writeln!(xml, "      <{tag}>");
+    for a in arrays {
+        let _ = writeln!(
+            xml,
+            "        <DataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\" \
+             format=\"appended\" offset=\"{}\"/>",
+            a.values.type_name(),
+            a.name,
+            a.components,
+            data.len()
+        );
+        a.values.append_to(data);
+    }
+    let _ = writeln!(xml, "      </{tag}>");
+}
+
+/// The file: `xml` (up to its data set's closing tag), then `data` appended raw.
+pub(crate) fn appended(mut xml: String, data: &[u8]) -> Vec<u8> {
+    xml.push_str("  <AppendedData encoding=\"raw\">\n   _");
+    let mut out = xml.into_bytes();
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\n  </AppendedData>\n</VTKFile>\n");
+    out
 }
 
 /// Storage indices of the particles in the order of their scene ids.

@@ -216,7 +216,29 @@ class Simulation:
         """The live contacts, one row each: ``ids`` (m, 2) scene ids of body 1 and body 2,
         ``point`` (m, 3) m, ``normal`` (m, 3), ``force`` (m, 3) on body 2 N,
         ``normal_force`` (m,) magnitude N, ``tangential_force`` (m, 3) N, ``overlap``
-        (m,) m."""
+        (m,) m; and the energies the law booked for each at the last step (J, times the
+        term's weight): ``elastic`` (stored now), ``friction`` and ``damping``."""
+
+    def coarse_grain(
+        self,
+        min: Sequence[float],
+        max: Sequence[float],
+        cells: Sequence[int],
+        kernel: str = "lucy",
+        size: Optional[float] = None,
+        widths: float = 3.0,
+        vti: Optional[_Path] = None,
+    ) -> Dict[str, npt.NDArray[np.float64]]:
+        """Coarse-grained fields of the spheres and polyhedra now, at the centres of
+        ``cells`` (nx, ny, nz) cells of the box ``[min, max]`` (m), smoothed by ``kernel``:
+        ``"lucy"`` (``size`` its cutoff, m) or ``"gaussian"`` (``size`` its width, m, cut at
+        ``widths`` widths). Returns ``x``, ``y``, ``z`` (the cell centres, m), ``density``
+        (nx, ny, nz) kg/m^3, ``velocity`` (nx, ny, nz, 3) m/s, ``kinetic_stress``,
+        ``contact_stress`` and ``stress`` (their sum), (nx, ny, nz, 3, 3) Pa, compression
+        positive. With ``vti``, also writes them there (atomically) as a VTK image for
+        ParaView (point data of the same names; tensors by rows). Raises ``ValueError``
+        naming the field for a bad grid or kernel, and in a periodic cell (not supported
+        yet); ``OSError`` naming the file when it cannot be written."""
 
     def motions(self) -> List[Dict[str, Any]]:
         """The boundaries with a prescribed motion, in scene order: ``index``, ``kind``
