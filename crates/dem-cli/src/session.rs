@@ -7,7 +7,8 @@ use crate::progress::{emit, Mode, Progress};
 use crate::record::{RunRecord, Session};
 use dem_core::files::output::{
     energy_csv, flow_csv, flow_rows, has_polyhedra, mesh_rows, meshes_csv, stress_csv, stress_row,
-    write_atomic, write_durable, write_particles, write_vtk, POLYHEDRA_STREAM, STREAMS,
+    write_atomic, write_durable, write_particles, write_vtk, FIELDS_STREAM, POLYHEDRA_STREAM,
+    STREAMS,
 };
 use dem_core::files::py_record::PyRecord;
 use dem_core::{Checkpoint, DemError, PluginSet, Simulation};
@@ -251,7 +252,16 @@ pub fn drive(
     if has_polyhedra(&sim) {
         streams.push(POLYHEDRA_STREAM);
     }
-    let files = files_written(dir, &record, &particles, &png, &streams, checkpoints > 0);
+    let fields = sim.scene.output.fields.is_some();
+    let files = files_written(
+        dir,
+        &record,
+        &particles,
+        &png,
+        &streams,
+        fields,
+        checkpoints > 0,
+    );
     crate::summary::print(opts.mode, &sim, &record, &session, dir, &files);
     Ok(Outcome::Done)
 }
@@ -357,6 +367,7 @@ fn files_written(
     particles: &Path,
     png: &Path,
     streams: &[&str],
+    fields: bool,
     checkpoint: bool,
 ) -> Vec<String> {
     let name = |p: &Path| p.strip_prefix(dir).unwrap_or(p).display().to_string();
@@ -381,6 +392,12 @@ fn files_written(
         record.frames.len(),
         streams.join(",")
     ));
+    if fields {
+        files.push(format!(
+            "{} x {FIELDS_STREAM}_<step>.vti and {FIELDS_STREAM}.pvd",
+            record.frames.len()
+        ));
+    }
     if checkpoint {
         files.push(CHECKPOINT.to_string());
     }

@@ -28,10 +28,12 @@
 //! small against the kernel's width and the kernel lies inside the box.
 
 use nalgebra::{Matrix3, Vector3};
+use serde::Deserialize;
 
 /// The points where the fields are sampled: the centres of `cells` cells dividing the box
 /// `[min, max]` (m).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Grid {
     /// Lower corner of the box, m.
     pub min: [f64; 3],
@@ -114,11 +116,14 @@ impl Grid {
     }
 }
 
-/// Largest number of grid points a request may hold (8e7 points: about 10 GB of fields).
-pub const MAX_POINTS: usize = 80_000_000;
+/// Largest number of grid points a request may hold: 1e7 points, about 3 GB while the
+/// fields are made (272 bytes a point).
+pub const MAX_POINTS: usize = 10_000_000;
 
-/// The smoothing kernel: each has unit integral over space.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The smoothing kernel: each has unit integral over space. In a scene (`output.fields`):
+/// `Lucy(cutoff: 0.003)`, `Gaussian(width: 0.001)` or `Gaussian(width: 0.001, cutoff: 5)`.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Kernel {
     /// `exp(-r^2 / (2 w^2))` cut at `cutoff` widths and scaled to unit integral. MercuryDPM
     /// cuts at 3 widths, where the kernel steps down by 1.1 % of its peak: a lattice's
@@ -126,7 +131,8 @@ pub enum Kernel {
     Gaussian {
         /// Standard deviation `w`, m.
         width: f64,
-        /// Where it is cut, in widths (3 in MercuryDPM).
+        /// Where it is cut, in widths (3 in MercuryDPM, the default).
+        #[serde(default = "three")]
         cutoff: f64,
     },
     /// Lucy's polynomial `105 / (16 pi c^3) (1 + 3 r/c) (1 - r/c)^3` for `r < c`, smooth to
@@ -135,6 +141,10 @@ pub enum Kernel {
         /// Cutoff `c`, m.
         cutoff: f64,
     },
+}
+
+fn three() -> f64 {
+    3.0
 }
 
 impl Kernel {

@@ -4,7 +4,7 @@
 //! the directory after it), so that they survive a machine crash too.
 
 use crate::engines::stress::Stress;
-use crate::files::vtk;
+use crate::files::{vti, vtk};
 use crate::model::energy::Ledger;
 use crate::step::simulation::Simulation;
 use crate::support::error::DemError;
@@ -226,11 +226,21 @@ pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> Result<
     if has_polyhedra(sim) {
         grids.push((POLYHEDRA_STREAM, vtk::polyhedra(sim)));
     }
-    for (stream, grid) in &grids {
-        atomic(&dir.join(vtu_name(stream, sim.step)), &grid.to_vtu())?;
+    let mut files: Vec<(&str, Vec<u8>, &str)> = grids
+        .iter()
+        .map(|(stream, grid)| (*stream, grid.to_vtu(), "vtu"))
+        .collect();
+    if let Some(f) = &sim.scene.output.fields {
+        let fields = sim
+            .coarse_grain(f.grid, f.kernel)
+            .map_err(DemError::Scene)?;
+        files.push((FIELDS_STREAM, vti::image(&fields), "vti"));
+    }
+    for (stream, bytes, ext) in &files {
+        atomic(&dir.join(frame_name(stream, sim.step, ext)), bytes)?;
         let entries: Vec<(f64, String)> = frames
             .iter()
-            .map(|&(step, time)| (time, vtu_name(stream, step)))
+            .map(|&(step, time)| (time, frame_name(stream, step, ext)))
             .collect();
         atomic(
             &dir.join(format!("{stream}.pvd")),
@@ -240,7 +250,11 @@ pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> Result<
     Ok(())
 }
 
-/// File name of a stream's frame.
-pub fn vtu_name(stream: &str, step: u64) -> String {
-    format!("{stream}_{step:09}.vtu")
+/// The stream of the coarse-grained fields (`.vti`), written when the scene asks
+/// (`output.fields`).
+pub const FIELDS_STREAM: &str = "fields";
+
+/// File name of a stream's frame, with its extension (`vtu`, or `vti` for the fields).
+pub fn frame_name(stream: &str, step: u64, ext: &str) -> String {
+    format!("{stream}_{step:09}.{ext}")
 }

@@ -22,6 +22,19 @@ pub struct OutputSpec {
     /// particles; Python's `orientations`). Without it spheres keep their initial
     /// orientation, unless a geometry functor reads it.
     pub sphere_orientation: bool,
+    /// Coarse-grained fields written at each frame (`fields_<step>.vti`, `fields.pvd`):
+    /// the grid and the kernel; see [`crate::engines::coarse_grain`].
+    pub fields: Option<FieldsSpec>,
+}
+
+/// The scene's `output.fields` block: `(grid: (min: .., max: .., cells: ..), kernel: ..)`.
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct FieldsSpec {
+    /// Where the fields are sampled.
+    pub grid: crate::engines::coarse_grain::Grid,
+    /// How the particles are smoothed.
+    pub kernel: crate::engines::coarse_grain::Kernel,
 }
 
 impl Default for OutputSpec {
@@ -32,6 +45,7 @@ impl Default for OutputSpec {
             track: Vec::new(),
             stress: None,
             sphere_orientation: false,
+            fields: None,
         }
     }
 }

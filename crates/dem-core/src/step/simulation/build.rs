@@ -148,6 +148,16 @@ impl Simulation {
             return Err(scene
                 .error("output.frames: must be at least 1 (steps between two VTK frames), got 0"));
         }
+        if let Some(f) = &scene.output.fields {
+            let why = match (f.grid.check().and(f.kernel.check()), scene.cell.is_some()) {
+                (Err(e), _) => Some(e),
+                (Ok(()), true) => Some("not available in a periodic cell yet".to_string()),
+                _ => None,
+            };
+            if let Some(why) = why {
+                return Err(scene.error(format!("output.fields: {why}")));
+            }
+        }
         let count = particles.len() as u64;
         if let Some(id) = scene.output.track.iter().find(|&&id| id >= count) {
             return Err(scene.error(format!(
@@ -230,6 +240,11 @@ impl Simulation {
                     scene.output.stress.is_some(),
                     "output.stress: not supported in a scene with clumps yet (the kinetic \
                      part and the solid fraction would count each member as a body)",
+                ),
+                (
+                    scene.output.fields.is_some(),
+                    "output.fields: not supported in a scene with clumps yet (each member \
+                     would count as a body)",
                 ),
             ];
             if let Some((_, why)) = unsupported.iter().find(|(bad, _)| *bad) {

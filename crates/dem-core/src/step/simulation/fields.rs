@@ -8,10 +8,16 @@ use crate::model::particles::Shape;
 impl Simulation {
     /// Density, velocity and stress of the particles on `grid`, smoothed by `kernel`, at
     /// the end of the last step. Refused in a periodic cell (the images across its faces
-    /// are not smeared yet); the error names the field.
+    /// are not smeared yet) and with clumps; the error names the field.
     pub fn coarse_grain(&self, grid: Grid, kernel: Kernel) -> Result<Fields, String> {
         if self.periodic.is_some() {
             return Err("coarse_grain: not available in a periodic cell yet".into());
+        }
+        if !self.clumps.is_empty() {
+            return Err(
+                "coarse_grain: not available with clumps yet (each member would count as a body)"
+                    .into(),
+            );
         }
         let p = &self.particles;
         let ball = |i: usize| matches!(p.shape[i], Shape::Sphere(_) | Shape::Polyhedron(_));
