@@ -166,7 +166,76 @@ fn the_fields_integrate_to_the_mass_the_momentum_and_the_love_weber_stress() {
 }
 
 #[test]
-fn a_periodic_cell_and_a_bad_grid_are_refused_with_the_field_named() {
+fn a_pressed_periodic_lattice_has_the_closed_form_stress_and_its_affine_velocity_everywhere() {
+    // The lattice of tests/stress.rs: spheres at spacing d < 2r in a periodic cell, so
+    // that every contact carries f = kn (2r - d): sigma = f / d^2 on the diagonal, the
+    // density rho_s 4/3 pi r^3 / d^3, at every point, inside the cell or not.
+    let (r, d, n): (f64, f64, usize) = (0.001, 0.00199, 4);
+    let kn = 1e4;
+    let c = n as f64 * d;
+    let text = format!(
+        r#"Scene(
+        materials: {{ "m": (density: {RHO}, young: 1e8, poisson: 0.25, friction: 0.5) }},
+        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (kn: {kn:e}))],
+        bodies: [Lattice(origin: ({h:e}, {h:e}, {h:e}), count: ({n}, {n}, {n}), spacing: {d:e},
+                         radius: {r:e}, material: "m")],
+        cell: (edges: (({c:e}, 0, 0), (0, {c:e}, 0), (0, 0, {c:e})), periodic: "xyz",
+               velocity_gradient: ((0, 0, 2), (0, 0, 0), (0, 0, 0))),
+        gravity: (0, 0, 0),
+        timestep: Fixed(1e-9),
+        duration: Steps(1),
+    )"#,
+        h = d / 2.0,
+    );
+    let mut sim = sim_from_text(&text, "lattice.ron").unwrap();
+    sim.step().unwrap();
+    assert_eq!(sim.live_contacts, 3 * n * n * n);
+    // Lees-Edwards: the particles move with the cell's affine field v = L x, L_xz = 2/s.
+    let gradient = Matrix3::new(0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    for i in 0..sim.particles.len() {
+        sim.particles.vel[i] = gradient * sim.particles.pos[i];
+    }
+    let f = kn * (2.0 * r - d);
+    let sigma = f / (d * d);
+    let density = RHO * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3) / d.powi(3);
+    let kernel = Kernel::Gaussian {
+        width: d,
+        cutoff: 5.0,
+    };
+    // A grid across a corner of the cell: half of it in the images.
+    let grid = Grid {
+        min: [-0.5 * c, 0.1 * c, 0.6 * c],
+        max: [0.5 * c, 1.1 * c, 1.6 * c],
+        cells: [5, 5, 5],
+    };
+    let fields = sim.coarse_grain(grid, kernel).unwrap();
+    let mut worst = [0.0f64; 3];
+    for g in 0..grid.len() {
+        let [i, j, k] = [g % 5, g / 5 % 5, g / 25];
+        let x = grid.point([i, j, k]);
+        worst[0] = worst[0].max((fields.density[g] / density - 1.0).abs());
+        let s = fields.contact_stress[g];
+        worst[1] = worst[1].max((s - Matrix3::identity() * sigma).abs().max() / sigma);
+        // The velocity of the affine field at the point, of the images too.
+        let v = gradient * x;
+        worst[2] = worst[2].max((fields.velocity[g] - v).norm() / (2.0 * c));
+    }
+    eprintln!(
+        "density {:.1e}, contact stress {:.1e}, velocity {:.1e}",
+        worst[0], worst[1], worst[2]
+    );
+    assert!(worst[0] < 1e-5, "density off by {:e}", worst[0]);
+    assert!(worst[1] < 1e-5, "stress off by {:e}", worst[1]);
+    assert!(worst[2] < 1e-5, "velocity off by {:e}", worst[2]);
+    // The cell's Love-Weber stress is the same (the shear of the step moved the contacts
+    // by about 2e-6 of their overlap).
+    let lw = Stress::of(&sim, None).unwrap().contact;
+    let off = (lw - Matrix3::identity() * sigma).abs().max() / sigma;
+    assert!(off < 1e-5, "Love-Weber off by {off:e}");
+}
+
+#[test]
+fn bad_grids_are_refused_with_the_field_named() {
     let text = r#"Scene(
         materials: { "m": (density: 2500, young: 1e7, poisson: 0.25, friction: 0.3) },
         laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (kn: 1e3))],
@@ -178,26 +247,26 @@ fn a_periodic_cell_and_a_bad_grid_are_refused_with_the_field_named() {
         duration: Steps(1),
     )"#;
     let sim = sim_from_text(text, "cell.ron").unwrap();
-    let grid = Grid {
+    let kernel = Kernel::Lucy { cutoff: 0.002 };
+    // A box of 40 cells per edge: 64,000 images of the cell.
+    let huge = Grid {
         min: [0.0; 3],
-        max: [0.005; 3],
+        max: [0.2; 3],
         cells: [4, 4, 4],
     };
-    let kernel = Kernel::Lucy { cutoff: 0.002 };
-    let e = sim.coarse_grain(grid, kernel).unwrap_err();
-    assert!(e.contains("periodic"), "{e}");
-    let text = text.replace(
-        "cell: (edges: ((0.005, 0, 0), (0, 0.005, 0), (0, 0, 0.005)), periodic: \"xyz\"),",
-        "",
-    );
-    let sim = sim_from_text(&text, "open.ron").unwrap();
+    let e = sim.coarse_grain(huge, kernel).unwrap_err();
+    assert!(e.contains("images"), "{e}");
     let flat = Grid {
         max: [0.005, 0.005, 0.0],
-        ..grid
+        ..huge
     };
     let e = sim.coarse_grain(flat, kernel).unwrap_err();
     assert!(e.contains("max[2]"), "{e}");
-    assert!(sim.coarse_grain(grid, kernel).is_ok());
+    let cell = Grid {
+        max: [0.005; 3],
+        ..huge
+    };
+    assert!(sim.coarse_grain(cell, kernel).is_ok());
 }
 
 /// A small bed with `output.fields` (`extra` added to its `output` block).

@@ -25,7 +25,10 @@
 //!
 //! The fields are sampled at the centres of the cells of a box (`Grid`); a kernel's
 //! integral over the grid is one to the grid's resolution when the grid's cells are
-//! small against the kernel's width and the kernel lies inside the box.
+//! small against the kernel's width and the kernel lies inside the box. In a periodic
+//! cell ([`Images`]) each mass and contact side is smeared at every image of it whose
+//! kernel reaches the box, so the fields are the cell's periodic fields wherever the box
+//! lies; a pressed periodic lattice has its closed-form stress there (tested).
 
 use nalgebra::{Matrix3, Vector3};
 use serde::Deserialize;
@@ -119,6 +122,9 @@ impl Grid {
 /// Largest number of grid points a request may hold: 1e7 points, about 3 GB while the
 /// fields are made (272 bytes a point).
 pub const MAX_POINTS: usize = 10_000_000;
+
+/// Largest number of a periodic cell's images a grid's box may hold (16 per edge).
+pub const MAX_IMAGES: usize = 4096;
 
 /// The smoothing kernel: each has unit integral over space. In a scene (`output.fields`):
 /// `Lucy(cutoff: 0.003)`, `Gaussian(width: 0.001)` or `Gaussian(width: 0.001, cutoff: 5)`.
@@ -246,17 +252,86 @@ pub struct Side {
     pub force: Vector3<f64>,
 }
 
-/// The fields of `masses` and contact `sides` on `grid`, smoothed by `kernel`.
+/// A periodic cell's images: every mass and contact side stands again at each shift
+/// `h k` (`k` integer, zero along the axes that are not periodic), and a mass moves there
+/// with `hdot k` more (Lees-Edwards).
+#[derive(Clone, Copy, Debug)]
+pub struct Images {
+    /// Cell matrix: columns are the edge vectors, m.
+    pub h: Matrix3<f64>,
+    /// Its rate, m/s.
+    pub hdot: Matrix3<f64>,
+    /// Which edges are periodic.
+    pub periodic: [bool; 3],
+}
+
+impl Images {
+    /// The shifts `k` that bring `x` within `reach` of the grid's box.
+    fn shifts(&self, x: &Vector3<f64>, grid: &Grid, reach: f64) -> Vec<Vector3<f64>> {
+        let Some(inverse) = self.h.try_inverse() else {
+            return vec![Vector3::zeros()];
+        };
+        // The box grown by the reach, in cell coordinates relative to x: a parallelepiped
+        // whose extremes are at its corners.
+        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+        for corner in 0..8 {
+            let y = Vector3::from_fn(|k, _| match corner >> k & 1 {
+                0 => grid.min[k] - reach,
+                _ => grid.max[k] + reach,
+            });
+            let s = inverse * (y - x);
+            for k in 0..3 {
+                lo[k] = lo[k].min(s[k]);
+                hi[k] = hi[k].max(s[k]);
+            }
+        }
+        let range = |k: usize| -> std::ops::RangeInclusive<i64> {
+            match self.periodic[k] {
+                true => lo[k].ceil() as i64..=hi[k].floor() as i64,
+                false => 0..=0,
+            }
+        };
+        let mut out = Vec::new();
+        for a in range(0) {
+            for b in range(1) {
+                for c in range(2) {
+                    out.push(Vector3::new(a as f64, b as f64, c as f64));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The fields of `masses` and contact `sides` on `grid`, smoothed by `kernel`; with
+/// `images`, those of their periodic images too.
 pub fn coarse_grain(
     masses: impl IntoIterator<Item = Mass>,
     sides: impl IntoIterator<Item = Side>,
     grid: Grid,
     kernel: Kernel,
+    images: Option<Images>,
 ) -> Result<Fields, String> {
     grid.check()?;
     kernel.check()?;
     let n = grid.len();
     let reach = kernel.cutoff();
+    // The image shifts of a point that may spread as far as `extra` beyond the kernel.
+    let shifts = |x: &Vector3<f64>, extra: f64| match &images {
+        Some(im) => im.shifts(x, &grid, reach + extra),
+        None => vec![Vector3::zeros()],
+    };
+    let cell = images.map_or((Matrix3::zeros(), Matrix3::zeros()), |im| (im.h, im.hdot));
+    if let Some(im) = &images {
+        let centre = im.h * Vector3::repeat(0.5);
+        let count = im.shifts(&centre, &grid, reach).len();
+        if count > MAX_IMAGES {
+            return Err(format!(
+                "grid: the box, grown by the kernel's reach, holds {count} images of the \
+                 periodic cell; at most {MAX_IMAGES}"
+            ));
+        }
+    }
     let mut density = vec![0.0; n];
     let mut momentum = vec![Vector3::zeros(); n];
     let mut mvv = vec![Matrix3::zeros(); n];
@@ -277,20 +352,26 @@ pub fn coarse_grain(
         }
     };
     for m in masses {
-        let mv = m.vel * m.mass;
-        let mvv_i = mv * m.vel.transpose();
-        spread(&m.pos, &mut |g, phi| {
-            density[g] += m.mass * phi;
-            momentum[g] += mv * phi;
-            mvv[g] += mvv_i * phi;
-        });
+        for k in shifts(&m.pos, 0.0) {
+            let vel = m.vel + cell.1 * k;
+            let mv = vel * m.mass;
+            let mvv_i = mv * vel.transpose();
+            spread(&(m.pos + cell.0 * k), &mut |g, phi| {
+                density[g] += m.mass * phi;
+                momentum[g] += mv * phi;
+                mvv[g] += mvv_i * phi;
+            });
+        }
     }
     for s in sides {
         let branch = s.point - s.centre;
         let moment = -s.force * branch.transpose();
-        for (t, w) in BRANCH_RULE {
-            let x = s.centre + branch * t;
-            spread(&x, &mut |g, phi| contact_stress[g] += moment * (w * phi));
+        for k in shifts(&s.centre, branch.norm()) {
+            let centre = s.centre + cell.0 * k;
+            for (t, w) in BRANCH_RULE {
+                let x = centre + branch * t;
+                spread(&x, &mut |g, phi| contact_stress[g] += moment * (w * phi));
+            }
         }
     }
     let velocity: Vec<Vector3<f64>> = density

@@ -236,9 +236,10 @@ class Simulation:
         (nx, ny, nz) kg/m^3, ``velocity`` (nx, ny, nz, 3) m/s, ``kinetic_stress``,
         ``contact_stress`` and ``stress`` (their sum), (nx, ny, nz, 3, 3) Pa, compression
         positive. With ``vti``, also writes them there (atomically) as a VTK image for
-        ParaView (point data of the same names; tensors by rows). Raises ``ValueError``
-        naming the field for a bad grid or kernel, and in a periodic cell (not supported
-        yet); ``OSError`` naming the file when it cannot be written."""
+        ParaView (point data of the same names; tensors by rows). In a periodic cell
+        every particle and contact counts at each of its images (the grid may lie
+        anywhere). Raises ``ValueError`` naming the field for a bad grid or kernel, and with
+        clumps (not supported yet); ``OSError`` naming the file when it cannot be written."""
 
     def motions(self) -> List[Dict[str, Any]]:
         """The boundaries with a prescribed motion, in scene order: ``index``, ``kind``

@@ -149,12 +149,7 @@ impl Simulation {
                 .error("output.frames: must be at least 1 (steps between two VTK frames), got 0"));
         }
         if let Some(f) = &scene.output.fields {
-            let why = match (f.grid.check().and(f.kernel.check()), scene.cell.is_some()) {
-                (Err(e), _) => Some(e),
-                (Ok(()), true) => Some("not available in a periodic cell yet".to_string()),
-                _ => None,
-            };
-            if let Some(why) = why {
+            if let Err(why) = f.grid.check().and(f.kernel.check()) {
                 return Err(scene.error(format!("output.fields: {why}")));
             }
         }
