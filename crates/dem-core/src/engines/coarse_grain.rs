@@ -321,7 +321,7 @@ pub fn coarse_grain(
         Some(im) => im.shifts(x, &grid, reach + extra),
         None => vec![Vector3::zeros()],
     };
-    let cell = images.map_or((Matrix3::zeros(), Matrix3::zeros()), |im| (im.h, im.hdot));
+    let (h, hdot) = images.map_or((Matrix3::zeros(), Matrix3::zeros()), |im| (im.h, im.hdot));
     if let Some(im) = &images {
         let centre = im.h * Vector3::repeat(0.5);
         let count = im.shifts(&centre, &grid, reach).len();
@@ -353,10 +353,10 @@ pub fn coarse_grain(
     };
     for m in masses {
         for k in shifts(&m.pos, 0.0) {
-            let vel = m.vel + cell.1 * k;
+            let vel = m.vel + hdot * k;
             let mv = vel * m.mass;
             let mvv_i = mv * vel.transpose();
-            spread(&(m.pos + cell.0 * k), &mut |g, phi| {
+            spread(&(m.pos + h * k), &mut |g, phi| {
                 density[g] += m.mass * phi;
                 momentum[g] += mv * phi;
                 mvv[g] += mvv_i * phi;
@@ -367,7 +367,7 @@ pub fn coarse_grain(
         let branch = s.point - s.centre;
         let moment = -s.force * branch.transpose();
         for k in shifts(&s.centre, branch.norm()) {
-            let centre = s.centre + cell.0 * k;
+            let centre = s.centre + h * k;
             for (t, w) in BRANCH_RULE {
                 let x = centre + branch * t;
                 spread(&x, &mut |g, phi| contact_stress[g] += moment * (w * phi));
