@@ -82,22 +82,7 @@ fn a_lattice_has_its_solid_fraction_times_the_material_density() {
 fn the_fields_integrate_to_the_mass_the_momentum_and_the_love_weber_stress() {
     // The boxed sample of tests/stress.rs, settled under gravity.
     let (lx, lz) = (0.01, 0.03);
-    let text = format!(
-        r#"Scene(
-        materials: {{ "m": (density: {RHO}, young: 1e7, poisson: 0.25, friction: 0.3),
-                      "w": (density: {RHO}, young: 1e7, poisson: 0.25, friction: 0) }},
-        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.3))],
-        bodies: [
-            Box(min: (0, 0, 0), max: ({lx:e}, {lx:e}, {lz:e}), material: "w"),
-            Lattice(origin: (0.0012, 0.0012, 0.0011), count: (4, 4, 4), spacing: 0.0025,
-                    radius: 0.001, material: "m", velocity_spread: 0.05, seed: 2),
-        ],
-        gravity: (0, 0, -9.81),
-        damping: 0.4,
-        timestep: Critical(0.2),
-        duration: Time(0.1),
-    )"#
-    );
+    let text = dem_verification::boxed_sample(lx, lz, 0.1);
     let mut sim = sim_from_text(&text, "box.ron").unwrap();
     let steps = sim.end_step;
     sim.run_steps(steps).unwrap();

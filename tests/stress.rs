@@ -56,22 +56,7 @@ fn a_pressed_periodic_lattice_has_the_closed_form_stress() {
 #[test]
 fn a_boxed_sample_at_rest_carries_its_weight() {
     let (lx, lz) = (0.01, 0.03);
-    let text = format!(
-        r#"Scene(
-        materials: {{ "m": (density: 2500, young: 1e7, poisson: 0.25, friction: 0.3),
-                      "w": (density: 2500, young: 1e7, poisson: 0.25, friction: 0) }},
-        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.3))],
-        bodies: [
-            Box(min: (0, 0, 0), max: ({lx:e}, {lx:e}, {lz:e}), material: "w"),
-            Lattice(origin: (0.0012, 0.0012, 0.0011), count: (4, 4, 4), spacing: 0.0025,
-                    radius: 0.001, material: "m", velocity_spread: 0.05, seed: 2),
-        ],
-        gravity: (0, 0, -9.81),
-        damping: 0.4,
-        timestep: Critical(0.2),
-        duration: Time(0.25),
-    )"#
-    );
+    let text = dem_verification::boxed_sample(lx, lz, 0.25);
     let mut sim = sim_from_text(&text, "box.ron").unwrap();
     let steps = sim.end_step;
     sim.run_steps(steps).unwrap();

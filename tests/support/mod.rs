@@ -164,6 +164,27 @@ pub fn sim_from_text(text: &str, origin: &str) -> Result<Simulation, dem_core::D
     Simulation::new(Scene::parse(text, Path::new(origin))?, plugins())
 }
 
+/// A boxed sample: 64 spheres (r = 1 mm, 2500 kg/m^3) settling for `seconds` under
+/// gravity in a box of frictionless walls `(0, 0, 0)`-`(lx, lx, lz)` m.
+pub fn boxed_sample(lx: f64, lz: f64, seconds: f64) -> String {
+    format!(
+        r#"Scene(
+        materials: {{ "m": (density: 2500, young: 1e7, poisson: 0.25, friction: 0.3),
+                      "w": (density: 2500, young: 1e7, poisson: 0.25, friction: 0) }},
+        laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.3))],
+        bodies: [
+            Box(min: (0, 0, 0), max: ({lx:e}, {lx:e}, {lz:e}), material: "w"),
+            Lattice(origin: (0.0012, 0.0012, 0.0011), count: (4, 4, 4), spacing: 0.0025,
+                    radius: 0.001, material: "m", velocity_spread: 0.05, seed: 2),
+        ],
+        gravity: (0, 0, -9.81),
+        damping: 0.4,
+        timestep: Critical(0.2),
+        duration: Time({seconds:e}),
+    )"#
+    )
+}
+
 /// A simulation from a scene file of the repository, e.g. `scenes/settle.ron`.
 pub fn sim_from_file(relative: &str) -> Simulation {
     let scene = Scene::load(&root().join(relative)).expect("scene parses");

@@ -1,9 +1,6 @@
 //! `dem`: run a scene (or resume it from a checkpoint), check it, list the loaded
-//! plugins, or test a law.
-//!
-//! Floors, bottom first: `progress`, `record`, `ownership`, `plot`, `world`, `memory`,
-//! and the small commands (`inspect`, `law_test`, `bench_rocks`); then `bench` and
-//! `summary`; then `session` (one run or resume, with its files); `main` on top.
+//! plugins, or test a law. Floors, bottom first: `progress`, `record`, `ownership`, `plot`,
+//! `world`, `memory`, the small commands; `bench`, `summary`; `session`; `main` on top.
 
 mod bench;
 mod bench_rocks;
