@@ -250,7 +250,14 @@ impl PySimulation {
         let (mut ids, mut point, mut normal, mut force) = (vec![], vec![], vec![], vec![]);
         let (mut fnormal, mut tangential, mut overlap) = (vec![], vec![], vec![]);
         let (mut elastic, mut friction, mut damping) = (vec![], vec![], vec![]);
-        for (c, l6, pushed) in sim.contacts.live_with_geometry() {
+        let (mut feature, mut onset) = (vec![], vec![]);
+        for ((c, l6, pushed), born) in sim
+            .contacts
+            .live_with_geometry()
+            .zip(sim.contacts.live_onsets())
+        {
+            feature.push(i64::from(c.feature));
+            onset.push(born.time);
             elastic.push(pushed.out.elastic);
             friction.push(pushed.out.friction);
             damping.push(pushed.out.damping);
@@ -281,6 +288,8 @@ impl PySimulation {
         d.set_item("normal_force", fnormal.into_pyarray(py))?;
         d.set_item("tangential_force", rows_array(py, tangential, 3)?)?;
         d.set_item("overlap", overlap.into_pyarray(py))?;
+        d.set_item("feature", feature.into_pyarray(py))?;
+        d.set_item("onset", onset.into_pyarray(py))?;
         d.set_item("elastic", elastic.into_pyarray(py))?;
         d.set_item("friction", friction.into_pyarray(py))?;
         d.set_item("damping", damping.into_pyarray(py))?;

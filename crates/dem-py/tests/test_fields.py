@@ -106,3 +106,27 @@ def test_bad_requests_raise_value_errors_naming_the_field(plugins):
         sim.coarse_grain([0, 0, 0], [0.01, 0.01, 0.0], [4, 4, 8], size=0.002)
     f = sim.coarse_grain(*grid, kernel="gaussian", size=0.001, widths=5.0)
     assert f["velocity"].shape == (4, 4, 8, 3)
+
+
+def contact_keys(sim):
+    """Each live contact's name: its scene ids, its term and its creation time."""
+    c = sim.contacts()
+    return {(a, b, f, t) for (a, b), f, t in zip(c["ids"].tolist(), c["feature"], c["onset"])}
+
+
+def test_a_contact_keeps_its_name_across_steps_and_checkpoints(plugins, tmp_path):
+    sim = dem.Simulation.from_ron(BOX, plugins=plugins)
+    sim.run(steps=3000)
+    before = contact_keys(sim)
+    assert len(before) > 10
+    c = sim.contacts()
+    # Created at a past step, never after now.
+    assert np.all((c["onset"] >= 0) & (c["onset"] <= sim.time))
+    assert np.all(c["feature"] == 0)  # one term per sphere pair
+    sim.run(steps=50)
+    after = contact_keys(sim)
+    # A settling bed: most contacts live on, under the same name.
+    assert len(before & after) > 0.5 * len(before)
+    sim.checkpoint(tmp_path / "bed.ckpt")
+    resumed = dem.Simulation.resume(tmp_path / "bed.ckpt", plugins=plugins)
+    assert contact_keys(resumed) == after

@@ -216,8 +216,12 @@ class Simulation:
         """The live contacts, one row each: ``ids`` (m, 2) scene ids of body 1 and body 2,
         ``point`` (m, 3) m, ``normal`` (m, 3), ``force`` (m, 3) on body 2 N,
         ``normal_force`` (m,) magnitude N, ``tangential_force`` (m, 3) N, ``overlap``
-        (m,) m; and the energies the law booked for each at the last step (J, times the
-        term's weight): ``elastic`` (stored now), ``friction`` and ``damping``."""
+        (m,) m; ``feature`` (m,) the pair's contact term (0 for a one-term functor) and
+        ``onset`` (m,) s, the contact's creation time: with ``ids`` they name a contact for
+        its whole life, checkpoints included (a pair that separates and touches again is a
+        new contact, with a later onset); and the energies the law booked for each at the
+        last step (J, times the term's weight): ``elastic`` (stored now), ``friction`` and
+        ``damping``."""
 
     def coarse_grain(
         self,

@@ -165,12 +165,23 @@ impl Contacts {
     /// what is written of them and summed over them is the same for any skin or number of
     /// ranks.
     pub fn live_with_geometry(&self) -> impl Iterator<Item = (&Contact, L6State, Forces)> {
+        self.live_in_slot_order()
+            .map(|k| (&self.list[k], self.geometry(k), self.forces(k)))
+    }
+
+    /// The onset (creation time and normal velocity) of each live contact, in the order of
+    /// [`Contacts::live_with_geometry`]. With the pair and its term, the creation time
+    /// names a contact for its whole life, across checkpoints: a pair that separates and
+    /// touches again makes a new contact, with a later onset.
+    pub fn live_onsets(&self) -> impl Iterator<Item = Onset> + '_ {
+        self.live_in_slot_order().map(|k| self.onset(k))
+    }
+
+    /// Indices of the live contacts, in slot order.
+    fn live_in_slot_order(&self) -> impl Iterator<Item = usize> + '_ {
         let mut order = Vec::with_capacity(self.list.len());
         self.held.each(|k| order.push(k as usize));
-        order
-            .into_iter()
-            .filter(|&k| self.list[k].active())
-            .map(|k| (&self.list[k], self.geometry(k), self.forces(k)))
+        order.into_iter().filter(|&k| self.list[k].active())
     }
 
     /// Number of live contacts.
