@@ -2,12 +2,14 @@
 //! `python/dem/__init__.py` re-exports it. See docs/python.md.
 //!
 //! Floors, bottom first: `errors`, `plugin_search`, `state`; `simulation` (the
-//! `Simulation` class); `accessors` and `motions` (its numpy views and its moving
-//! boundaries); this file, the module, on top.
+//! `Simulation` class); `accessors`, `fields`, `loads` and `motions` (its numpy views,
+//! coarse-grained fields, loads applied from outside and moving boundaries); this file,
+//! the module, on top.
 
 mod accessors;
 mod errors;
 mod fields;
+mod loads;
 mod motions;
 mod plugin_search;
 mod simulation;

@@ -3,6 +3,7 @@
 //! servo, inlets and outlets, ranks, guards). Each owns the types of its own scene
 //! settings; none knows the scene file.
 
+pub mod applied;
 pub mod broadphase;
 pub mod clump;
 pub mod coarse_grain;

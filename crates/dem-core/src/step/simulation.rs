@@ -5,6 +5,7 @@
 //! gather forces in a fixed order; leap-frog; check the state and the energy ledger
 //! ([`crate::engines::guards`]).
 
+use crate::engines::applied::Applied;
 use crate::engines::broadphase::VerletList;
 use crate::engines::clump::ClumpBody;
 use crate::engines::contacts::{ContactTotals, Contacts, StepContext};
@@ -39,6 +40,7 @@ mod active_threads;
 mod build;
 mod control;
 mod fields;
+mod loads;
 pub mod population;
 mod stress;
 mod watched;
@@ -128,6 +130,8 @@ pub struct Simulation {
     chooser: threads::Chooser,
     /// This process's share when several run the simulation (see [`crate::engines::ranks`]).
     ranks: Option<Ranks>,
+    /// Forces and torques applied from outside (see [`crate::engines::applied`]).
+    pub(crate) applied: Applied,
 }
 
 impl Simulation {
@@ -306,6 +310,9 @@ impl Simulation {
         for g in &mut self.motions {
             self.ledger.boundary_work += g.control(p, dt);
             self.ledger.boundary_work += g.step_velocities(p, self.time, dt);
+        }
+        if !self.applied.is_empty() {
+            self.ledger.boundary_work += self.applied.apply(&self.order, p, dt);
         }
         let finite = match &mut self.ranks {
             None => self.integrator.step_in(p, &mut self.ledger, &self.team),

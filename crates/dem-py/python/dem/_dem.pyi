@@ -206,6 +206,34 @@ class Simulation:
         """Sets the angular velocities (rad/s) of the particles ``ids``; checked as
         :meth:`set_positions`."""
 
+    def set_applied_forces(
+        self, values: _Vectors, ids: Optional[Sequence[int]] = None
+    ) -> None:
+        """Sets the forces (N, global frame, through the centre of mass) applied from
+        outside to the particles ``ids`` (scene ids; all when None): they act at every
+        step from the next on until changed, and their work is booked as
+        ``boundary_work`` in the ledger. Zero removes a particle's force. Raises
+        ValueError naming the particle for clump members, mesh facets and particles
+        with a prescribed motion. Checkpoints keep them."""
+
+    def set_applied_torques(
+        self, values: _Vectors, ids: Optional[Sequence[int]] = None
+    ) -> None:
+        """Sets the torques (N m, global frame) applied from outside to the particles
+        ``ids``: see :meth:`set_applied_forces`."""
+
+    @property
+    def applied_forces(self) -> npt.NDArray[np.float64]:
+        """The forces applied from outside (N), (n, 3) in scene-id order (zero where none
+        is set)."""
+
+    @property
+    def applied_torques(self) -> npt.NDArray[np.float64]:
+        """The torques applied from outside (N m), (n, 3) in scene-id order."""
+
+    def clear_applied(self) -> None:
+        """Removes every force and torque applied from outside."""
+
     def energy(self, dataframe: Optional[bool] = None) -> Any:
         """The ledger at the output steps so far (the rows of ``energy.csv``: ``step``,
         ``time`` and the ledger's columns): a pandas DataFrame when pandas is installed

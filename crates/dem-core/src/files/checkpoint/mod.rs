@@ -4,14 +4,15 @@
 //! A checkpoint holds the scene text (a resumed run goes on with this copy, whatever
 //! became of the scene file), a digest of each file the scene reads (meshes, CSV imports:
 //! read again on resume, and refused changed), the plugins (name and version) that served
-//! its functors, the step and time, every particle and clump body, the broad-phase list (its next rebuild
-//! must come at the same step), the contacts (those that ended in the last step too) with
-//! their L6Geom, onset data and law state, the gravity and the moving boundaries' motions
-//! (both can change during a run), the energy ledger and the energy-growth guard's
-//! reference, the inlets' random generators and counts and the outlets' counts, and opaque
-//! data of the front end (the CLI keeps its energy history, run statistics and run id
-//! there). Random fills need no generator state: they are expanded once from their seed,
-//! and the particles are stored whole.
+//! its functors, the step and time, every particle and clump body, the broad-phase list
+//! (its next rebuild must come at the same step), the contacts (those that ended in the
+//! last step too) with their L6Geom, onset data and law state, the gravity, the loads
+//! applied from outside and the moving boundaries' motions (all can change during a run),
+//! the energy ledger and the energy-growth guard's reference, the inlets' random
+//! generators and counts and the outlets' counts, and opaque data of the front end (the
+//! CLI keeps its energy history, run statistics and run id there). Random fills need no
+//! generator state: they are expanded once from their seed, and the particles are stored
+//! whole.
 //!
 //! File layout (little endian):
 //!
@@ -27,6 +28,7 @@
 //! Reading checks each in this order, so that a file from another format version, a
 //! truncated file and a corrupted one are each refused with their own message.
 
+use crate::engines::applied::Applied;
 use crate::engines::broadphase::VerletList;
 use crate::engines::contacts::SavedContact;
 use crate::engines::guards::EnergyReference;
@@ -62,8 +64,9 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// and the moving boundaries' motions with their anchors (both can change during a run,
 /// from Python); inserted polyhedra saved whole. 10: each clump's first member (removals
 /// move clumps down in storage), and in a scene with inlets or outlets each clump whole
-/// (template name, shape, mass, inertia: inserted clumps, and removed ones).
-pub const FORMAT_VERSION: u32 = 10;
+/// (template name, shape, mass, inertia: inserted clumps, and removed ones). 11: the loads
+/// applied from outside (forces and torques by scene id, set from Python or Rust).
+pub const FORMAT_VERSION: u32 = 11;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -178,6 +181,8 @@ pub struct Checkpoint {
     motions: Vec<SavedMotion>,
     /// Gravity, m/s^2 (it can change during a run).
     gravity: Vector3<f64>,
+    /// Forces and torques applied from outside, by scene id (format 11 on).
+    applied: Applied,
     /// Scene ids given so far (to the particles held and to those removed).
     issued: u64,
     /// Storage indices of each moving boundary's members (order of the scene's motions):
@@ -294,6 +299,7 @@ impl Checkpoint {
             servos: sim.motions.iter().map(|g| g.servo).collect(),
             motions: sim.motions.iter().map(|g| g.save()).collect(),
             gravity: sim.integrator.gravity,
+            applied: sim.applied().clone(),
             issued: sim.order.issued(p.len()) as u64,
             members: sim
                 .motions

@@ -229,6 +229,7 @@ impl Checkpoint {
                 .map_err(|e| failure(path, format!("moving boundary {k}: {e}")))?;
         }
         sim.integrator.gravity = self.gravity;
+        sim.applied = self.applied;
         let sizes = |a: &[Vec<u32>]| a.iter().map(Vec::len).collect::<Vec<_>>();
         let ours = sim
             .motions

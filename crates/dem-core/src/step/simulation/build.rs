@@ -293,6 +293,7 @@ impl Simulation {
             threads: Threads::default(),
             chooser: Default::default(),
             ranks: None,
+            applied: Default::default(),
         })
     }
 }
