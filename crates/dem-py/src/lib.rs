@@ -28,7 +28,8 @@ fn plugins(py: Python<'_>, plugins: Option<Vec<PathBuf>>) -> PyResult<Bound<'_, 
 }
 
 /// The directories scanned for plugins after the scene's list and `plugins=[...]`:
-/// `DEM_PLUGIN_PATH`, or the repository's `target/release` when neither gives any.
+/// `DEM_PLUGIN_PATH`; when neither gives any, the plugins the wheel carries (else the
+/// repository's `target/release`).
 #[pyfunction]
 #[pyo3(signature = (plugins=None))]
 fn plugin_dirs(plugins: Option<Vec<PathBuf>>) -> Vec<PathBuf> {
@@ -46,6 +47,12 @@ fn _dem(m: &Bound<'_, PyModule>) -> PyResult<()> {
         .with_writer(std::io::stderr)
         .try_init();
     let py = m.py();
+    // The wheel's plugins are in `dem/plugins`, beside this module's file.
+    if let Ok(file) = m.getattr("__file__").and_then(|f| f.extract::<PathBuf>()) {
+        if let Some(dir) = file.parent() {
+            plugin_search::set_package_dir(dir);
+        }
+    }
     m.add_class::<simulation::PySimulation>()?;
     m.add_function(wrap_pyfunction!(plugins, m)?)?;
     m.add_function(wrap_pyfunction!(plugin_dirs, m)?)?;

@@ -4,11 +4,38 @@
 //! puts the plugins beside it). A Python interpreter's directory holds no plugins, so the
 //! module scans instead, after the scene's own `plugins` list and the `plugins=[...]`
 //! argument, every directory of `DEM_PLUGIN_PATH`; and when neither gave a library or a
-//! directory, the `target/release` directory of the repository the module was built from
-//! (the README's build command puts the plugins there).
+//! directory, the plugins the wheel carries (`dem/plugins` beside the module, put there by
+//! `build.rs`), or when it carries none, the `target/release` directory of the repository
+//! the module was built from (the README's build command puts the plugins there).
 
 use dem_core::{DemError, PluginSet, Scene};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The plugins directory of the installed package, set when the module is imported.
+static BUNDLED: OnceLock<PathBuf> = OnceLock::new();
+
+/// Notes the directory of the compiled module (`dem/`): its `plugins` directory, if it
+/// holds any library, is the wheel's.
+pub fn set_package_dir(dir: &Path) {
+    let plugins = dir.join("plugins");
+    let any = std::fs::read_dir(&plugins).is_ok_and(|mut d| {
+        d.any(|e| {
+            e.is_ok_and(|e| {
+                e.path().extension().and_then(|x| x.to_str())
+                    == Some(std::env::consts::DLL_EXTENSION)
+            })
+        })
+    });
+    if any {
+        let _ = BUNDLED.set(plugins);
+    }
+}
+
+/// The plugins the wheel carries, if it carries any.
+pub fn bundled() -> Option<PathBuf> {
+    BUNDLED.get().cloned()
+}
 
 /// `target/release` of the repository this module was built from, if it is still there.
 pub fn repository_build() -> Option<PathBuf> {
@@ -16,8 +43,8 @@ pub fn repository_build() -> Option<PathBuf> {
     dir.canonicalize().ok().filter(|d| d.is_dir())
 }
 
-/// The directories scanned after the explicit libraries: `DEM_PLUGIN_PATH`, or the
-/// repository's build when `DEM_PLUGIN_PATH` is unset and `explicit` is empty.
+/// The directories scanned after the explicit libraries: `DEM_PLUGIN_PATH`; or, when it
+/// is unset and `explicit` is empty, the wheel's plugins, else the repository's build.
 pub fn default_dirs(explicit: &[PathBuf]) -> Vec<PathBuf> {
     let env: Vec<PathBuf> = std::env::var_os("DEM_PLUGIN_PATH")
         .map(|p| std::env::split_paths(&p).collect())
@@ -25,7 +52,7 @@ pub fn default_dirs(explicit: &[PathBuf]) -> Vec<PathBuf> {
     if !env.is_empty() || !explicit.is_empty() {
         return env;
     }
-    repository_build().into_iter().collect()
+    bundled().or_else(repository_build).into_iter().collect()
 }
 
 /// The plugins of a run of `scene` (or of none, for the catalogue).
