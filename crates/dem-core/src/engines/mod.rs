@@ -13,6 +13,7 @@ pub(crate) mod damping;
 pub mod dispatch;
 pub mod facet_grid;
 pub mod flow;
+pub mod fluid;
 pub mod guards;
 pub mod images;
 pub mod inlet;

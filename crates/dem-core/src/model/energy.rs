@@ -30,8 +30,8 @@ pub struct Ledger {
     pub damping: f64,
     /// Cumulative energy dissipated by the integrator's non-viscous (Cundall) damping.
     pub nonviscous: f64,
-    /// Cumulative work done on the particles by moving boundaries and blocked degrees of
-    /// freedom.
+    /// Cumulative work done on the particles from outside: by moving boundaries, blocked
+    /// degrees of freedom, loads applied from outside and the scene's fluid.
     pub boundary_work: f64,
     /// Cumulative energy brought in by inserted particles (kinetic, rotational and
     /// potential).

@@ -437,6 +437,9 @@ pub struct Scene {
     /// A periodic cell (see [`crate::model::cell`]), if any.
     #[serde(default)]
     pub cell: Option<crate::model::cell::CellSpec>,
+    /// A prescribed fluid dragging the spheres (see [`crate::engines::fluid`]), if any.
+    #[serde(default)]
+    pub fluid: Option<crate::engines::fluid::FluidSpec>,
     /// Contact settings.
     #[serde(default)]
     pub contacts: ContactSettings,

@@ -11,6 +11,7 @@ use crate::engines::clump::ClumpBody;
 use crate::engines::contacts::{ContactTotals, Contacts, StepContext};
 use crate::engines::dispatch::Dispatch;
 use crate::engines::flow::Flow;
+use crate::engines::fluid::Fluid;
 use crate::engines::guards::{self, EnergyReference};
 use crate::engines::images::Periodic;
 use crate::engines::integrator::{Integrator, CHUNK};
@@ -132,6 +133,8 @@ pub struct Simulation {
     ranks: Option<Ranks>,
     /// Forces and torques applied from outside (see [`crate::engines::applied`]).
     pub(crate) applied: Applied,
+    /// The scene's fluid, dragging the spheres (see [`crate::engines::fluid`]).
+    pub fluid: Option<Fluid>,
 }
 
 impl Simulation {
@@ -311,6 +314,9 @@ impl Simulation {
             self.ledger.boundary_work += g.control(p, dt);
             self.ledger.boundary_work += g.step_velocities(p, self.time, dt);
         }
+        if let Some(fluid) = &self.fluid {
+            self.ledger.boundary_work += fluid.apply(p, dt);
+        }
         if !self.applied.is_empty() {
             self.ledger.boundary_work += self.applied.apply(&self.order, p, dt);
         }
@@ -472,6 +478,12 @@ impl Simulation {
             }
             if self.flow.any() {
                 return refuse("a scene with inlets or outlets");
+            }
+            if self.fluid.is_some() {
+                return refuse("a scene with a fluid");
+            }
+            if !self.applied.is_empty() {
+                return refuse("a run with loads applied from outside");
             }
             if self
                 .scene

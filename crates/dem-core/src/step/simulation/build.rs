@@ -3,6 +3,7 @@
 //! each checked with an error naming the scene's field.
 
 use super::*;
+use crate::model::particles::Shape;
 
 impl Simulation {
     /// Builds a simulation from a parsed scene with the given plugins.
@@ -92,6 +93,25 @@ impl Simulation {
             )));
         }
 
+        let fluid = match &scene.fluid {
+            None => None,
+            Some(spec) => {
+                spec.check().map_err(|e| scene.error(e))?;
+                let shape = |s: &Shape| matches!(s, Shape::Polyhedron(_));
+                let inserted = |i: &crate::engines::inlet::Inlet| {
+                    !matches!(i.maker.template, crate::engines::template::Template::Sphere)
+                };
+                if particles.shape.iter().any(shape)
+                    || particles.blocked.iter().any(|b| b.member())
+                    || flow.inlets.iter().any(inserted)
+                {
+                    return Err(scene.error(
+                        "fluid: the drag acts on spheres only; this scene has polyhedra or clumps",
+                    ));
+                }
+                Some(Fluid::new(spec))
+            }
+        };
         let critical_dt =
             crate::engines::critical_step::critical_step(&particles, &materials, &dispatch, &flow);
         if critical_dt.is_nan() {
@@ -101,6 +121,11 @@ impl Simulation {
                 names.join(", ")
             )));
         }
+        // The contacts' shortest period, and the fluid's shortest relaxation time.
+        let critical_dt = match &fluid {
+            Some(f) => critical_dt.min(f.relaxation_time(&particles)),
+            None => critical_dt,
+        };
         let dt = match scene.timestep {
             TimeStep::Fixed(dt) => {
                 if !positive(dt) {
@@ -294,6 +319,7 @@ impl Simulation {
             chooser: Default::default(),
             ranks: None,
             applied: Default::default(),
+            fluid,
         })
     }
 }
