@@ -1,17 +1,19 @@
 //! `dem`: the Python front end of the dem solver (pyo3). The compiled part is `dem._dem`;
 //! `python/dem/__init__.py` re-exports it. See docs/python.md.
 //!
-//! Floors, bottom first: `errors`, `plugin_search`, `state`; `simulation` (the
-//! `Simulation` class); `accessors`, `fields`, `loads` and `motions` (its numpy views,
-//! coarse-grained fields, loads applied from outside and moving boundaries); this file,
-//! the module, on top.
+//! Floors, bottom first: `errors`, `plugin_search`, `progress`, `state`; `simulation`
+//! (the `Simulation` class); `accessors`, `fields`, `loads`, `motions` and `notebook` (its
+//! numpy views, coarse-grained fields, loads applied from outside, moving boundaries,
+//! and pickle, copies and the HTML summary); this file, the module, on top.
 
 mod accessors;
 mod errors;
 mod fields;
 mod loads;
 mod motions;
+mod notebook;
 mod plugin_search;
+mod progress;
 mod simulation;
 mod state;
 

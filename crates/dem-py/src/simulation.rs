@@ -4,6 +4,7 @@
 
 use crate::errors::to_py;
 use crate::plugin_search;
+use crate::progress;
 use crate::state::{self, Field};
 use dem_core::engines::motion::Motion;
 use dem_core::files::output;
@@ -17,7 +18,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,9 @@ pub(crate) struct Inner {
     /// Output frames (step, time) written by `write_vtk`, per directory (its `.pvd` files
     /// list them).
     frames: HashMap<PathBuf, Vec<(u64, f64)>>,
+    /// The plugin libraries and directories given with `plugins=` (a copy made by pickle
+    /// loads them again).
+    pub(crate) explicit: Vec<PathBuf>,
 }
 
 impl Inner {
@@ -100,7 +104,8 @@ fn paths(plugins: Option<Vec<PathBuf>>) -> Vec<PathBuf> {
 }
 
 impl PySimulation {
-    fn build(
+    /// Builds a simulation in a pool of `threads` (None: as `dem` chooses).
+    pub(crate) fn build(
         py: Python<'_>,
         threads: Option<usize>,
         make: impl FnOnce() -> Result<Inner, DemError> + Send,
@@ -126,6 +131,100 @@ impl PySimulation {
             plugins,
             record: PyRecord::default(),
             frames: HashMap::new(),
+            explicit: explicit.to_vec(),
+        })
+    }
+
+    /// The run a checkpoint holds (read from `path`, which errors name), with its plugins.
+    pub(crate) fn restored(
+        mut ck: Checkpoint,
+        path: &Path,
+        explicit: &[PathBuf],
+    ) -> Result<Inner, DemError> {
+        let extra = std::mem::take(&mut ck.extra);
+        let record = PyRecord::from_bytes(&extra).map_err(|reason| DemError::Checkpoint {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+        let scene = ck.scene()?;
+        let plugins = plugin_search::load(Some(&scene), explicit)?;
+        let sim = ck.restore(scene, &plugins, path)?;
+        Ok(Inner {
+            sim,
+            plugins,
+            record: record.unwrap_or_default(),
+            frames: HashMap::new(),
+            explicit: explicit.to_vec(),
+        })
+    }
+
+    /// The stepping of `run`: between stretches of steps (at most [`SIGNAL_CHECK`] long,
+    /// or up to the next call into Python) it checks Ctrl-C, calls `callback` and `until`
+    /// every `every` steps from `first`, and moves the progress bar.
+    fn run_loop(
+        slf: &Bound<'_, Self>,
+        (first, every, python_calls): (u64, u64, bool),
+        done: &(dyn Fn(&Inner) -> bool + Sync),
+        (callback, until): (&Option<Bound<'_, PyAny>>, &Option<Bound<'_, PyAny>>),
+        bar: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let py = slf.py();
+        let this = slf.get();
+        let mut shown = first;
+        loop {
+            let finished = py.detach(|| -> Result<bool, DemError> {
+                let start = Instant::now();
+                this.pool.install(|| {
+                    let mut g = this.inner.lock().expect("not poisoned: checked above");
+                    loop {
+                        if done(&g) {
+                            return Ok(true);
+                        }
+                        g.step()?;
+                        let at_call = python_calls && (g.sim.step - first).is_multiple_of(every);
+                        if at_call || start.elapsed() >= SIGNAL_CHECK {
+                            return Ok(done(&g));
+                        }
+                    }
+                })
+            });
+            let finished = finished.map_err(to_py)?;
+            // Ctrl-C: KeyboardInterrupt, between two steps.
+            py.check_signals()?;
+            let step = this.lock()?.sim.step;
+            if let Some(b) = bar {
+                b.call_method1("update", (step - shown,))?;
+                shown = step;
+            }
+            if python_calls && step != first && (step - first).is_multiple_of(every) {
+                if let Some(f) = &callback {
+                    f.call1((slf,))?;
+                }
+                if let Some(u) = &until {
+                    if u.call1((slf,))?.is_truthy()? {
+                        break;
+                    }
+                }
+            }
+            if finished {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The state now as checkpoint bytes (the module's energy rows included).
+    pub(crate) fn checkpoint_bytes(&self, py: Python<'_>) -> PyResult<Vec<u8>> {
+        let g = self.lock()?;
+        Ok(py.detach(|| Checkpoint::capture(&g.sim, &g.plugins, g.record.to_bytes()).to_bytes()))
+    }
+
+    /// The threads given when it was made (None: chosen by dem).
+    pub(crate) fn threads_given(&self) -> PyResult<Option<usize>> {
+        let g = self.lock()?;
+        Ok(match g.sim.thread_choice() {
+            Threads::Pool => Some(self.pool.current_num_threads()),
+            _ => None,
         })
     }
 
@@ -256,26 +355,13 @@ impl PySimulation {
     ) -> PyResult<PySimulation> {
         let explicit = paths(plugins);
         Self::build(py, threads, || {
-            let mut ck = Checkpoint::read(&checkpoint)?;
-            let extra = std::mem::take(&mut ck.extra);
-            let record = PyRecord::from_bytes(&extra).map_err(|reason| DemError::Checkpoint {
-                path: checkpoint.clone(),
-                reason,
-            })?;
-            let scene = ck.scene()?;
-            let plugins = plugin_search::load(Some(&scene), &explicit)?;
-            let sim = ck.restore(scene, &plugins, &checkpoint)?;
-            Ok(Inner {
-                sim,
-                plugins,
-                record: record.unwrap_or_default(),
-                frames: HashMap::new(),
-            })
+            Self::restored(Checkpoint::read(&checkpoint)?, &checkpoint, &explicit)
         })
     }
 
     /// Advances the simulation; returns the number of steps done.
-    #[pyo3(signature = (steps=None, time=None, until=None, every=None, callback=None))]
+    #[pyo3(signature = (steps=None, time=None, until=None, every=None, callback=None, progress=None))]
+    #[allow(clippy::too_many_arguments)]
     fn run(
         slf: &Bound<'_, Self>,
         steps: Option<i64>,
@@ -283,6 +369,7 @@ impl PySimulation {
         until: Option<Bound<'_, PyAny>>,
         every: Option<i64>,
         callback: Option<Bound<'_, PyAny>>,
+        progress: Option<bool>,
     ) -> PyResult<u64> {
         let py = slf.py();
         let this = slf.get();
@@ -309,9 +396,16 @@ impl PySimulation {
                 )));
             }
         }
-        let (first, t0, scene_every) = {
+        let (first, t0, scene_every, dt, end) = {
             let g = this.lock()?;
-            (g.sim.step, g.sim.time, g.sim.scene.output.every.max(1))
+            let s = &g.sim;
+            (
+                s.step,
+                s.time,
+                s.scene.output.every.max(1),
+                s.dt(),
+                s.end_step,
+            )
         };
         let last_step = steps.map(|n| first.saturating_add(n));
         let last_time = time.map(|t| t0 + t);
@@ -323,49 +417,34 @@ impl PySimulation {
                 || last_time.is_some_and(|t| g.sim.time >= t)
                 || (to_scene_end && g.sim.step >= g.sim.end_step)
         };
-        loop {
-            let finished = py.detach(|| -> Result<bool, DemError> {
-                let start = Instant::now();
-                this.pool.install(|| {
-                    let mut g = this.inner.lock().expect("not poisoned: checked above");
-                    loop {
-                        if done(&g) {
-                            return Ok(true);
-                        }
-                        g.step()?;
-                        let at_call = python_calls && (g.sim.step - first).is_multiple_of(every);
-                        if at_call || start.elapsed() >= SIGNAL_CHECK {
-                            return Ok(done(&g));
-                        }
-                    }
-                })
-            });
-            let finished = finished.map_err(to_py)?;
-            // Ctrl-C: KeyboardInterrupt, between two steps.
-            py.check_signals()?;
-            let step = this.lock()?.sim.step;
-            if python_calls && step != first && (step - first).is_multiple_of(every) {
-                if let Some(f) = &callback {
-                    f.call1((slf,))?;
-                }
-                if let Some(u) = &until {
-                    if u.call1((slf,))?.is_truthy()? {
-                        break;
-                    }
-                }
-            }
-            if finished {
-                break;
-            }
+        // The steps the run will take at most, for a progress bar.
+        let total = [
+            steps,
+            time.map(|t| (t / dt).ceil() as u64),
+            to_scene_end.then(|| end.saturating_sub(first)),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(0);
+        let bar = progress::progress_bar(py, progress, total)?;
+        let stepped = Self::run_loop(
+            slf,
+            (first, every, python_calls),
+            &done,
+            (&callback, &until),
+            bar.as_ref(),
+        );
+        if let Some(b) = &bar {
+            b.call_method0("close")?;
         }
+        stepped?;
         Ok(this.lock()?.sim.step - first)
     }
 
     /// Writes a checkpoint of the state now (atomically and durably).
     fn checkpoint(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        let g = self.lock()?;
-        let bytes =
-            py.detach(|| Checkpoint::capture(&g.sim, &g.plugins, g.record.to_bytes()).to_bytes());
+        let bytes = self.checkpoint_bytes(py)?;
         output::write_durable(&path, &bytes).map_err(|source| to_py(DemError::Io { path, source }))
     }
 

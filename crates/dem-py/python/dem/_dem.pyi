@@ -95,6 +95,7 @@ class Simulation:
         until: Optional[Callable[["Simulation"], bool]] = None,
         every: Optional[int] = None,
         callback: Optional[Callable[["Simulation"], Any]] = None,
+        progress: Optional[bool] = None,
     ) -> int:
         """Advances the simulation; returns the number of steps done.
 
@@ -103,11 +104,29 @@ class Simulation:
         ``until(sim)`` asked (the run stops when it returns true), every ``every`` steps
         (default: the scene's ``output.every``) counted from this call's first step.
 
+        ``progress``: a tqdm progress bar (``tqdm.auto``: a widget in Jupyter) moved about
+        every 50 ms. True asks for it (ImportError when tqdm is missing), False never;
+        None (default) shows it in a Jupyter kernel when tqdm is installed.
+
         The GIL is released while stepping: other Python threads run. Ctrl-C raises
         ``KeyboardInterrupt`` between two steps (within about 50 ms), leaving a whole
         state that can be read, checkpointed or run on. A failing step raises
         ``PluginError`` or ``StateError``; the state is then that of the failed step.
         """
+
+    def __reduce__(self) -> Any:
+        """``pickle``: the state as checkpoint bytes, with the ``plugins=`` and ``threads=``
+        it was made with. The copy loads its plugins as this process did, goes on bitwise
+        as the original would, and keeps the energy rows of :meth:`energy`."""
+
+    def __copy__(self) -> "Simulation":
+        """``copy.copy``: a whole, independent copy (as ``pickle``)."""
+
+    def __deepcopy__(self, memo: Any) -> "Simulation":
+        """``copy.deepcopy``: as ``copy.copy``."""
+
+    def _repr_html_(self) -> str:
+        """Jupyter's summary: scene, step and time, particles, contacts, ledger."""
 
     def checkpoint(self, path: _Path) -> None:
         """Writes a checkpoint of the state now, atomically and durably (see the README's
