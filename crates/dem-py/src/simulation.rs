@@ -307,6 +307,22 @@ pub(crate) fn ledger_dict<'py>(py: Python<'py>, l: &Ledger) -> PyResult<Bound<'p
 
 #[pymethods]
 impl PySimulation {
+    /// A simulation of a scene built in Python (`dem.scene.Scene`): its `to_ron()` text
+    /// loaded as `from_ron` loads a scene, from its `base_dir` (errors name the line of
+    /// that text).
+    #[new]
+    #[pyo3(signature = (scene, plugins=None, threads=None))]
+    fn new(
+        py: Python<'_>,
+        scene: &Bound<'_, PyAny>,
+        plugins: Option<Vec<PathBuf>>,
+        threads: Option<usize>,
+    ) -> PyResult<PySimulation> {
+        let text: String = scene.call_method0("to_ron")?.extract()?;
+        let base: PathBuf = scene.getattr("base_dir")?.extract()?;
+        Self::from_ron(py, &text, base, "scene.ron", plugins, threads)
+    }
+
     /// Loads a scene file and its plugins.
     #[staticmethod]
     #[pyo3(signature = (path, plugins=None, threads=None))]

@@ -52,9 +52,20 @@ def plugin_dirs(plugins: Optional[Sequence[_Path]] = None) -> List[Path]:
 class Simulation:
     """A scene turned into particles and contact functors, advanced step by step.
 
-    Build one with :meth:`load`, :meth:`from_ron` or :meth:`resume`. Not thread-safe
-    for concurrent runs: a second thread's call waits for the running chunk of steps.
+    Build one from a scene built in Python (``Simulation(scene)``, see ``dem.scene``),
+    or with :meth:`load`, :meth:`from_ron` or :meth:`resume`. Not thread-safe for
+    concurrent runs: a second thread's call waits for the running chunk of steps.
     """
+
+    def __init__(
+        self,
+        scene: Any,
+        plugins: Optional[Sequence[_Path]] = None,
+        threads: Optional[int] = None,
+    ) -> None:
+        """A simulation of ``scene`` (a ``dem.scene.Scene``): its ``to_ron()`` text, loaded
+        as :meth:`from_ron` loads one from the scene's ``base_dir``; a SceneError names the
+        field and the line of that text."""
 
     @staticmethod
     def load(
