@@ -250,12 +250,20 @@ impl PySimulation {
         let (mut ids, mut point, mut normal, mut force) = (vec![], vec![], vec![], vec![]);
         let (mut fnormal, mut tangential, mut overlap) = (vec![], vec![], vec![]);
         let (mut elastic, mut friction, mut damping) = (vec![], vec![], vec![]);
-        let (mut feature, mut onset) = (vec![], vec![]);
-        for ((c, l6, pushed), born) in sim
+        let (mut feature, mut onset, mut law) = (vec![], vec![], vec![]);
+        // The law state: each contact's law's slots, NaN past its `state_len`.
+        let laws = &sim.dispatch.laws;
+        let width = laws.iter().map(|l| l.state_len).max().unwrap_or(0);
+        let mut state: Vec<f64> = Vec::new();
+        let states = sim.contacts.live_law_states(|l| laws[l as usize].state_len);
+        for (((c, l6, pushed), born), values) in sim
             .contacts
             .live_with_geometry()
             .zip(sim.contacts.live_onsets())
+            .zip(states)
         {
+            law.push(laws[c.law as usize].name.clone());
+            state.extend((0..width).map(|j| values.get(j).copied().unwrap_or(f64::NAN)));
             feature.push(i64::from(c.feature));
             onset.push(born.time);
             elastic.push(pushed.out.elastic);
@@ -293,6 +301,9 @@ impl PySimulation {
         d.set_item("elastic", elastic.into_pyarray(py))?;
         d.set_item("friction", friction.into_pyarray(py))?;
         d.set_item("damping", damping.into_pyarray(py))?;
+        d.set_item("law", py.import("numpy")?.call_method1("array", (law,))?)?;
+        let rows = Array2::from_shape_vec((m, width), state).expect("a row per contact");
+        d.set_item("state", rows.into_pyarray(py))?;
         Ok(d)
     }
 }

@@ -279,7 +279,9 @@ class Simulation:
         its whole life, checkpoints included (a pair that separates and touches again is a
         new contact, with a later onset); and the energies the law booked for each at the
         last step (J, times the term's weight): ``elastic`` (stored now), ``friction`` and
-        ``damping``."""
+        ``damping``; ``law`` (m,) its law's name and ``state`` (m, k) its law's state
+        slots, NaN past the law's own count (the law's per-contact constants first, in
+        declaration order, then its own slots: see docs/python.md)."""
 
     def coarse_grain(
         self,

@@ -148,6 +148,25 @@ impl Contacts {
         crate::engines::l6geom::hot::load(block, at)
     }
 
+    /// The law state of contact `k` (an index of [`Contacts::list`]): its law's
+    /// `state_len` slots (see [`crate::engines::dispatch::LawEntry::state_names`]).
+    pub fn law_state(&self, k: usize, state_len: usize) -> Vec<f64> {
+        let mut v = vec![0.0; self.stride];
+        self.state.read(k, &mut v);
+        v.truncate(state_len);
+        v
+    }
+
+    /// The law state of each live contact (its law's `state_len(law)` slots), in the order
+    /// of [`Contacts::live_with_geometry`].
+    pub fn live_law_states<'a>(
+        &'a self,
+        state_len: impl Fn(u16) -> usize + 'a,
+    ) -> impl Iterator<Item = Vec<f64>> + 'a {
+        self.live_in_slot_order()
+            .map(move |k| self.law_state(k, state_len(self.list[k].law)))
+    }
+
     /// The onset data of contact `k` (an index of [`Contacts::list`]).
     pub fn onset(&self, k: usize) -> Onset {
         let (block, at) = self.hot.block_of(k);

@@ -1,0 +1,58 @@
+"""contacts() shows each contact's law and its state slots (the SDK keeps a law's
+per-contact constants first, in declaration order, then the law's own slots): a sphere
+held on a floor by friction against a pushing force stores that force in its shear
+spring, as statics say."""
+
+import math
+
+import numpy as np
+import pytest
+
+import dem
+from dem.scene import Critical, Scene, Sphere, Time, Wall
+
+
+def held_sphere():
+    return Scene(
+        materials={"m": dict(density=2500, young=1e8, poisson=0.25, friction=0.5)},
+        laws=[
+            dict(
+                materials=("*", "*"),
+                law="Law2_L6Geom_LinearElPl",
+                params=dict(kn=1e5, kt_kn=0.5, restitution=0.3),
+            )
+        ],
+        bodies=[
+            # No rotation: friction alone holds it (a free sphere would roll).
+            Sphere(center=(0, 0, 0.00999), radius=0.01, material="m", blocked="XYZ"),
+            Wall(point=(0, 0, 0), normal=(0, 0, 1), sense=1, material="m"),
+        ],
+        gravity=(0, 0, -9.81),
+        # The tangential spring has no dashpot here: Cundall's damping settles it.
+        damping=0.3,
+        timestep=Critical(0.1),
+        duration=Time(1.0),
+    )
+
+
+def test_the_shear_spring_holds_the_pushing_force(plugins):
+    sim = dem.Simulation(held_sphere(), plugins=plugins)
+    sim.run(time=0.2)
+    m, g = sim.masses[0], 9.81
+    push = 0.2 * m * g  # below mu m g: it sticks
+    sim.set_applied_forces([[push, 0.0, 0.0]], ids=[0])
+    sim.run(time=0.3)
+    c = sim.contacts()
+    assert list(c["law"]) == ["Law2_L6Geom_LinearElPl"]
+    state = c["state"]
+    # Law2_L6Geom_LinearElPl's slots (plugins/law-linear): constants kn, kt, eta, eta_t,
+    # mu, r, i (0-6); then the normal damping force (7), the viscous rate (8), the
+    # tangential spring's force y, z and stiffness (9-11), its dashpot (12-13), rolling
+    # (14-16) and twisting (17-18).
+    assert state.shape == (1, 19)
+    kn, kt, fy, fz, k_prev = state[0, [0, 1, 9, 10, 11]]
+    assert kn == 1e5 and kt == 0.5e5 and k_prev == 0.5e5
+    # Statics: the normal force is the weight, the spring's force the push.
+    assert c["normal_force"][0] == pytest.approx(m * g, rel=1e-6)
+    assert math.hypot(fy, fz) == pytest.approx(push, rel=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(c["tangential_force"][0]), push, rtol=1e-6)
