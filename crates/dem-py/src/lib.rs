@@ -2,9 +2,10 @@
 //! `python/dem/__init__.py` re-exports it. See docs/python.md.
 //!
 //! Floors, bottom first: `errors`, `plugin_search`, `progress`, `state`; `simulation`
-//! (the `Simulation` class); `accessors`, `fields`, `loads`, `motions` and `notebook` (its
-//! numpy views, coarse-grained fields, loads applied from outside, moving boundaries,
-//! and pickle, copies and the HTML summary); this file, the module, on top.
+//! (the `Simulation` class); `accessors`, `fields`, `loads`, `motions`, `notebook` and
+//! `population` (its numpy views, coarse-grained fields, loads applied from outside,
+//! moving boundaries, pickle, copies and the HTML summary, and removing particles); this
+//! file, the module, on top.
 
 mod accessors;
 mod errors;
@@ -13,6 +14,7 @@ mod loads;
 mod motions;
 mod notebook;
 mod plugin_search;
+mod population;
 mod progress;
 mod simulation;
 mod state;

@@ -135,6 +135,9 @@ pub struct Simulation {
     pub(crate) applied: Applied,
     /// The scene's fluid, dragging the spheres (see [`crate::engines::fluid`]).
     pub fluid: Option<Fluid>,
+    /// Particles were removed from outside (see [`Simulation::remove_particles`]): the
+    /// population is no longer the scene's, as with inlets or outlets.
+    pub(crate) reshaped: bool,
 }
 
 impl Simulation {
@@ -459,6 +462,13 @@ impl Simulation {
         self.ledger.damping += totals.damping;
     }
 
+    /// Does the population differ, or may it come to differ, from the scene's (inlets,
+    /// outlets, particles removed from outside)? Then checkpoints save what the scene
+    /// cannot make again.
+    pub(crate) fn population_changes(&self) -> bool {
+        self.flow.any() || self.reshaped
+    }
+
     /// Shares the simulation among several processes, this one being `exchange`'s rank
     /// (see [`crate::engines::ranks`]); before the first step, or after a restore. Fails for what
     /// the ranks cannot share yet.
@@ -481,6 +491,9 @@ impl Simulation {
             }
             if self.fluid.is_some() {
                 return refuse("a scene with a fluid");
+            }
+            if self.reshaped {
+                return refuse("a run whose particles were removed from outside");
             }
             if !self.applied.is_empty() {
                 return refuse("a run with loads applied from outside");

@@ -261,6 +261,15 @@ class Simulation:
     def applied_torques(self) -> npt.NDArray[np.float64]:
         """The torques applied from outside (N m), (n, 3) in scene-id order."""
 
+    def remove_particles(self, ids: Sequence[int]) -> float:
+        """Removes the particles ``ids`` (scene ids) with their contacts, between two
+        steps, as an outlet does: the others keep their ids (``ids`` shows who is left);
+        their kinetic, rotational and potential energy and their contacts' elastic energy
+        leave the ledger as ``outflow``, so that ``total`` stays. Returns that energy, J.
+        Raises ValueError naming the particle, with nothing removed, for an unknown or
+        repeated id, a clump member, a mesh facet or a body with a prescribed motion.
+        Checkpoints keep the new population."""
+
     def clear_applied(self) -> None:
         """Removes every force and torque applied from outside."""
 

@@ -65,7 +65,8 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// from Python); inserted polyhedra saved whole. 10: each clump's first member (removals
 /// move clumps down in storage), and in a scene with inlets or outlets each clump whole
 /// (template name, shape, mass, inertia: inserted clumps, and removed ones). 11: the loads
-/// applied from outside (forces and torques by scene id, set from Python or Rust).
+/// applied from outside (forces and torques by scene id, set from Python or Rust), and
+/// whether particles were removed from outside.
 pub const FORMAT_VERSION: u32 = 11;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -183,6 +184,8 @@ pub struct Checkpoint {
     gravity: Vector3<f64>,
     /// Forces and torques applied from outside, by scene id (format 11 on).
     applied: Applied,
+    /// Were particles removed from outside (the population is not the scene's)?
+    reshaped: bool,
     /// Scene ids given so far (to the particles held and to those removed).
     issued: u64,
     /// Storage indices of each moving boundary's members (order of the scene's motions):
@@ -300,6 +303,7 @@ impl Checkpoint {
             motions: sim.motions.iter().map(|g| g.save()).collect(),
             gravity: sim.integrator.gravity,
             applied: sim.applied().clone(),
+            reshaped: sim.reshaped,
             issued: sim.order.issued(p.len()) as u64,
             members: sim
                 .motions
@@ -316,7 +320,7 @@ impl Checkpoint {
                     ori: c.ori,
                     angvel: c.angvel,
                     first: c.members.start as u32,
-                    whole: sim.flow.any().then(|| {
+                    whole: sim.population_changes().then(|| {
                         Box::new(WholeClump {
                             template_name: c.template_name.clone(),
                             template: (*c.template).clone(),

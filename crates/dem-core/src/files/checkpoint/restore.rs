@@ -120,7 +120,7 @@ impl Checkpoint {
             sp.shape.len(),
         ];
         let scene_count = sim.particles.len();
-        let fixed = !sim.flow.any();
+        let fixed = !sim.flow.any() && !self.reshaped;
         if lens.iter().any(|&l| l != n) || (fixed && n != scene_count) {
             return Err(failure(
                 path,
@@ -230,6 +230,7 @@ impl Checkpoint {
         }
         sim.integrator.gravity = self.gravity;
         sim.applied = self.applied;
+        sim.reshaped = self.reshaped;
         let sizes = |a: &[Vec<u32>]| a.iter().map(Vec::len).collect::<Vec<_>>();
         let ours = sim
             .motions

@@ -320,6 +320,7 @@ impl Simulation {
             ranks: None,
             applied: Default::default(),
             fluid,
+            reshaped: false,
         })
     }
 }

@@ -261,6 +261,85 @@ impl Simulation {
         Ok(())
     }
 
+    /// Removes the particles `ids` (scene ids) between two steps, with their contacts, as
+    /// an outlet removes particles: storage is compacted (the others keep their ids), and
+    /// what they held of the ledger is carried out as `outflow`: their kinetic,
+    /// rotational and potential energy (`m v^2 / 2`, `J w^2 / 2`, `-m g . x` from the
+    /// state now, taken off those entries, which the next step evaluates without them: so
+    /// the total stays to within the leap-frog ledger's own difference between these and
+    /// `m/2 v(t-dt/2) . v(t+dt/2)`, of order `m |v| |a| dt`) and the elastic energy of
+    /// their contacts. Returns the energy carried out, J. Refused, with the particle
+    /// named and nothing removed, for a particle not stored, a clump member, a mesh facet
+    /// or a particle with a prescribed motion, and on several ranks.
+    pub fn remove_particles(&mut self, ids: &[u64]) -> Result<f64, String> {
+        let n = self.particles.len();
+        if self.ranks.is_some() {
+            return Err("particles cannot be removed from outside on several ranks".into());
+        }
+        let moving: std::collections::BTreeSet<usize> = self
+            .motions
+            .iter()
+            .flat_map(|g| g.members.iter().copied())
+            .collect();
+        let mut dead = vec![false; n];
+        for &id in ids {
+            let i = self.order.index(id as usize);
+            if i >= n || self.order.id(i) != id as usize {
+                return Err(format!("particle {id}: no such particle in the run"));
+            }
+            if dead[i] {
+                return Err(format!("particle {id} is given twice"));
+            }
+            if let Some(k) = self.clump_of(i) {
+                return Err(format!(
+                    "particle {id} is a member of clump {k}: clumps are removed whole only by outlets"
+                ));
+            }
+            if matches!(
+                self.particles.shape[i],
+                crate::model::particles::Shape::Facet(_)
+            ) {
+                return Err(format!("particle {id} is a facet of a mesh"));
+            }
+            if moving.contains(&i) {
+                return Err(format!("particle {id} has a prescribed motion"));
+            }
+            dead[i] = true;
+        }
+        if ids.is_empty() {
+            return Ok(0.0);
+        }
+        let (p, g) = (&self.particles, self.integrator.gravity);
+        let mut carried = 0.0;
+        for i in (0..n).filter(|&i| dead[i]) {
+            let (m, inertia) = (p.mass[i], p.inertia[i]);
+            let (kinetic, potential) = match m.is_finite() {
+                true => (0.5 * m * p.vel[i].norm_squared(), -m * g.dot(&p.pos[i])),
+                false => (0.0, 0.0),
+            };
+            let rotational = if crate::engines::rotation::is_aspherical(&inertia) {
+                let wb = p.ori[i].inverse_transform_vector(&p.angvel[i]);
+                0.5 * wb.dot(&inertia.component_mul(&wb))
+            } else {
+                (0..3)
+                    .filter(|&c| inertia[c].is_finite())
+                    .map(|c| 0.5 * inertia[c] * p.angvel[i][c] * p.angvel[i][c])
+                    .sum()
+            };
+            self.ledger.kinetic -= kinetic;
+            self.ledger.rotational -= rotational;
+            self.ledger.potential -= potential;
+            self.ledger.outflow += kinetic + rotational + potential;
+            carried += kinetic + rotational + potential;
+        }
+        // Loads on them are dropped at the next step (see `crate::engines::applied`).
+        let before = self.ledger.outflow;
+        self.remove(&dead, &vec![false; self.clumps.len()])
+            .map_err(|e| e.to_string())?;
+        self.reshaped = true;
+        Ok(carried + self.ledger.outflow - before)
+    }
+
     /// Removes the particles marked `dead` (free particles and the members of the clumps
     /// marked in `dead_clumps`), the clumps, and their contacts, whose elastic energy is
     /// carried out.

@@ -1,0 +1,57 @@
+"""Removing particles from Python between steps: the others keep their ids and state, the
+ledger's total stays, a checkpoint keeps the new population; bad ids change nothing."""
+
+import numpy as np
+import pytest
+
+import dem
+
+from test_run import fall
+
+SAMPLE = """Scene(
+    materials: { "m": (density: 2500, young: 1e7, poisson: 0.25, friction: 0.3) },
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.3))],
+    bodies: [
+        Box(min: (0, 0, 0), max: (0.01, 0.01, 0.02), material: "m"),
+        Lattice(origin: (0.0012, 0.0012, 0.0011), count: (4, 4, 4), spacing: 0.0025,
+                radius: 0.001, material: "m", velocity_spread: 0.05, seed: 2),
+    ],
+    gravity: (0, 0, -9.81),
+    damping: 0.4,
+    timestep: Critical(0.2),
+    duration: Steps(100000),
+)
+"""
+
+
+def test_removed_particles_leave_and_the_rest_goes_on(tmp_path, plugins):
+    sim = dem.Simulation.from_ron(SAMPLE, plugins=plugins)
+    sim.run(steps=5000)
+    ids, pos = sim.ids.copy(), sim.positions.copy()
+    total = sim.ledger["total"]
+    carried = sim.remove_particles([10, 11, 40])
+    assert carried != 0.0 and len(sim) == 70 - 3
+    keep = ~np.isin(ids, [10, 11, 40])
+    np.testing.assert_array_equal(sim.ids, ids[keep])
+    np.testing.assert_array_equal(sim.positions, pos[keep])
+    assert sim.ledger["total"] == pytest.approx(total, abs=1e-15)
+    assert sim.ledger["outflow"] == pytest.approx(carried, rel=1e-12)
+    assert not np.isin(sim.contacts()["ids"], [10, 11, 40]).any()
+    sim.checkpoint(tmp_path / "run.ckpt")
+    sim.run(steps=1000)
+    resumed = dem.Simulation.resume(tmp_path / "run.ckpt", plugins=plugins)
+    resumed.run(steps=1000)
+    np.testing.assert_array_equal(resumed.ids, sim.ids)
+    np.testing.assert_array_equal(resumed.positions, sim.positions)
+    assert resumed.ledger == sim.ledger
+
+
+def test_bad_ids_remove_nothing(plugins):
+    sim = fall(plugins)
+    with pytest.raises(ValueError, match="particle 9: no such particle"):
+        sim.remove_particles([0, 9])
+    with pytest.raises(ValueError, match="particle 0 is given twice"):
+        sim.remove_particles([0, 0])
+    with pytest.raises(ValueError, match="particle -1: no such particle"):
+        sim.remove_particles([-1])
+    assert len(sim) == 2
