@@ -1,11 +1,80 @@
 //! Changing a `dem.Simulation`'s population from Python between steps (see
-//! `dem_core::Simulation::remove_particles`).
+//! `dem_core::Simulation::remove_particles` and `add_spheres`).
 
 use crate::simulation::{value_error, PySimulation};
+use dem_core::step::simulation::population::NewSphere;
+use nalgebra::Vector3;
+use numpy::IntoPyArray;
 use pyo3::prelude::*;
 
 #[pymethods]
 impl PySimulation {
+    /// Adds spheres between two steps, as an inlet inserts them: `centers` (n, 3) m,
+    /// `radii` (n,) m (or one for all), of `material`, with `velocities` and
+    /// `angular_velocities` (n, 3) (zero when None). Their energy is booked as `inflow`.
+    /// Returns their scene ids. ValueError naming the sphere (nothing added) for a bad
+    /// radius, an unknown material, non-finite values or an overlap with a sphere or a
+    /// wall.
+    #[pyo3(signature = (centers, radii, material, velocities=None, angular_velocities=None))]
+    fn add_spheres<'py>(
+        &self,
+        py: Python<'py>,
+        centers: &Bound<'py, PyAny>,
+        radii: &Bound<'py, PyAny>,
+        material: &str,
+        velocities: Option<&Bound<'py, PyAny>>,
+        angular_velocities: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let centers = Self::rows3(centers)?;
+        let n = centers.len();
+        let radii: Vec<f64> = match radii.extract::<f64>() {
+            Ok(r) => vec![r; n],
+            Err(_) => py
+                .import("numpy")?
+                .call_method1("asarray", (radii, "float64"))?
+                .call_method0("tolist")?
+                .extract()?,
+        };
+        let rows = |v: Option<&Bound<'py, PyAny>>, what: &str| -> PyResult<Vec<[f64; 3]>> {
+            match v {
+                None => Ok(vec![[0.0; 3]; n]),
+                Some(v) => {
+                    let r = Self::rows3(v)?;
+                    if r.len() != n {
+                        return Err(value_error(format!("{} {what} for {n} spheres", r.len())));
+                    }
+                    Ok(r)
+                }
+            }
+        };
+        let (vel, angvel) = (
+            rows(velocities, "velocities")?,
+            rows(angular_velocities, "angular velocities")?,
+        );
+        if radii.len() != n {
+            return Err(value_error(format!(
+                "{} radii for {n} spheres",
+                radii.len()
+            )));
+        }
+        let spheres: Vec<NewSphere> = (0..n)
+            .map(|k| NewSphere {
+                center: Vector3::from(centers[k]),
+                radius: radii[k],
+                material: material.to_string(),
+                velocity: Vector3::from(vel[k]),
+                angular_velocity: Vector3::from(angvel[k]),
+            })
+            .collect();
+        let ids = self
+            .lock()?
+            .sim
+            .add_spheres(&spheres)
+            .map_err(value_error)?;
+        let ids: Vec<i64> = ids.into_iter().map(|id| id as i64).collect();
+        Ok(ids.into_pyarray(py).into_any())
+    }
+
     /// Removes the particles `ids` (scene ids) with their contacts, between two steps,
     /// as an outlet does: the others keep their ids; their energy and their contacts'
     /// elastic energy leave the ledger as `outflow`. Returns that energy, J. ValueError

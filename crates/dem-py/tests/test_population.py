@@ -55,3 +55,36 @@ def test_bad_ids_remove_nothing(plugins):
     with pytest.raises(ValueError, match="particle -1: no such particle"):
         sim.remove_particles([-1])
     assert len(sim) == 2
+
+
+def test_added_spheres_fall_and_bring_their_energy(tmp_path, plugins):
+    sim = fall(plugins)
+    sim.run(steps=100)
+    total = sim.ledger["total"]
+    ids = sim.add_spheres([[0.05, 0.0, 0.2], [-0.05, 0.0, 0.3]], 0.01, "glass")
+    np.testing.assert_array_equal(ids, [2, 3])
+    np.testing.assert_array_equal(sim.ids, [0, 1, 2, 3])
+    assert sim.masses[2] == sim.masses[0], "a scene sphere's mass"
+    assert sim.ledger["total"] == pytest.approx(total, abs=1e-12)
+    m, g, dt = sim.masses[2], 9.81, sim.dt
+    assert sim.ledger["inflow"] == pytest.approx(m * g * (0.2 + 0.3), rel=1e-12)
+    n = 1000
+    sim.checkpoint(tmp_path / "run.ckpt")
+    sim.run(steps=n)
+    # Free fall from rest, v(-dt/2) = 0: z_n = z_0 - g dt^2 n (n + 1) / 2.
+    z = 0.2 - g * dt * dt * n * (n + 1) / 2
+    assert sim.positions[2][2] == pytest.approx(z, rel=1e-12)
+    resumed = dem.Simulation.resume(tmp_path / "run.ckpt", plugins=plugins)
+    resumed.run(steps=n)
+    np.testing.assert_array_equal(resumed.positions, sim.positions)
+
+
+def test_bad_additions_add_nothing(plugins):
+    sim = fall(plugins)
+    with pytest.raises(ValueError, match="sphere 1 overlaps particle 0"):
+        sim.add_spheres([[0.5, 0, 0.5], [0.0, 0.0, 0.105]], [0.01, 0.01], "glass")
+    with pytest.raises(ValueError, match="no material `gold`"):
+        sim.add_spheres([[0.5, 0, 0.5]], 0.01, "gold")
+    with pytest.raises(ValueError, match="2 radii for 1 spheres"):
+        sim.add_spheres([[0.5, 0, 0.5]], [0.01, 0.02], "glass")
+    assert len(sim) == 2

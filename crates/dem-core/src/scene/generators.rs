@@ -18,7 +18,7 @@ fn v(a: [f64; 3]) -> Vector3<f64> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn add_sphere(
+pub(crate) fn add_sphere(
     p: &mut Particles,
     c: Vector3<f64>,
     r: f64,

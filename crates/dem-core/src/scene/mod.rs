@@ -7,6 +7,7 @@ pub(crate) mod clumps;
 pub mod crowding;
 pub mod csv;
 mod generators;
+pub(crate) use generators::add_sphere;
 pub mod geometric_epsilon;
 mod mesh_body;
 mod output_spec;

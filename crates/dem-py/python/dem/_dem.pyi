@@ -261,6 +261,24 @@ class Simulation:
     def applied_torques(self) -> npt.NDArray[np.float64]:
         """The torques applied from outside (N m), (n, 3) in scene-id order."""
 
+    def add_spheres(
+        self,
+        centers: _Vectors,
+        radii: Union[float, Sequence[float]],
+        material: str,
+        velocities: Optional[_Vectors] = None,
+        angular_velocities: Optional[_Vectors] = None,
+    ) -> npt.NDArray[np.int64]:
+        """Adds spheres between two steps, as an inlet inserts them: ``centers`` (n, 3) m,
+        ``radii`` m (one per sphere, or one for all), of ``material`` (a scene material's
+        name), with ``velocities`` (m/s, the mid-step value as a scene's) and
+        ``angular_velocities`` (rad/s), zero when None. Their mass and inertia are a scene
+        sphere's; their energy is booked as ``inflow`` so that ``total`` stays. Returns
+        their scene ids (the next ones). Raises ValueError naming the sphere, with nothing
+        added, for a bad radius, an unknown material, non-finite values, or an overlap with
+        a sphere or a wall (on the wrong side of a one-sided wall included). Checkpoints
+        keep them."""
+
     def remove_particles(self, ids: Sequence[int]) -> float:
         """Removes the particles ``ids`` (scene ids) with their contacts, between two
         steps, as an outlet does: the others keep their ids (``ids`` shows who is left);

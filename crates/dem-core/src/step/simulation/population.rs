@@ -30,7 +30,7 @@ use crate::engines::inlet::{Inlet, NewParticle};
 use crate::engines::outlet::Outlet;
 use crate::engines::reorder::free_runs;
 use crate::model::energy::Ledger;
-use crate::model::particles::{Dofs, Particles};
+use crate::model::particles::{Dofs, Particles, Shape};
 use crate::scene::Scene;
 use crate::step::simulation::Simulation;
 use crate::support::error::DemError;
@@ -108,6 +108,21 @@ fn energy(p: &Particles, i: usize, w: &Watched, k: usize, g: &Vector3<f64>) -> [
             .sum()
     };
     [kinetic, rotational, -m * g.dot(&w.pos[k])]
+}
+
+/// A sphere to add between steps (see [`Simulation::add_spheres`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewSphere {
+    /// Centre, m.
+    pub center: Vector3<f64>,
+    /// Radius, m.
+    pub radius: f64,
+    /// Material name (one of the scene's).
+    pub material: String,
+    /// Velocity, m/s (at `t - dt/2`, as a scene's).
+    pub velocity: Vector3<f64>,
+    /// Angular velocity, rad/s.
+    pub angular_velocity: Vector3<f64>,
 }
 
 /// What an inlet's step added: storage indices of the new particles (clump members
@@ -259,6 +274,113 @@ impl Simulation {
             self.remove(&dead, &dead_clumps)?;
         }
         Ok(())
+    }
+
+    /// Adds spheres between two steps, at the end of storage with the next scene ids
+    /// (returned), as an inlet inserts them: each `(centre m, radius m, material name,
+    /// velocity m/s, angular velocity rad/s)`, its mass and inertia from the material's
+    /// density as a scene's sphere. What they bring (`m v^2 / 2`, `J w^2 / 2`, `-m g . x`
+    /// from the given state) is booked as `inflow` and added to those entries of the
+    /// ledger, so that the total stays (to the share error of
+    /// [`Simulation::remove_particles`]). Refused, with the sphere named (by its place in
+    /// `spheres`) and nothing added, for a non-finite or non-positive radius, an unknown
+    /// material, non-finite values, an overlap with a sphere or a wall (stored or added
+    /// with it), and on several ranks.
+    pub fn add_spheres(&mut self, spheres: &[NewSphere]) -> Result<Vec<u64>, String> {
+        if self.ranks.is_some() {
+            return Err("particles cannot be added from outside on several ranks".into());
+        }
+        let p = &self.particles;
+        let n = p.len();
+        let mut materials = Vec::with_capacity(spheres.len());
+        for (k, s) in spheres.iter().enumerate() {
+            let finite = |v: &Vector3<f64>| v.iter().all(|x| x.is_finite());
+            if !(s.radius.is_finite() && s.radius > 0.0) {
+                return Err(format!(
+                    "sphere {k}: radius {} must be positive and finite, m",
+                    s.radius
+                ));
+            }
+            if !(finite(&s.center) && finite(&s.velocity) && finite(&s.angular_velocity)) {
+                return Err(format!(
+                    "sphere {k}: centre, velocity and angular velocity must be finite"
+                ));
+            }
+            let Some(m) = self.material_names.iter().position(|x| *x == s.material) else {
+                return Err(format!(
+                    "sphere {k}: no material `{}` (the scene's: {})",
+                    s.material,
+                    self.material_names.join(", ")
+                ));
+            };
+            materials.push(m as u32);
+            // Overlaps with the stored spheres and walls, and the spheres added before it.
+            for i in 0..n {
+                let gap = match &p.shape[i] {
+                    Shape::Sphere(o) => (s.center - p.pos[i]).norm() - o.radius - s.radius,
+                    Shape::Wall(w) => {
+                        // A sided wall's particles are on its `sense` side; a two-sided
+                        // wall's on either.
+                        let normal = Vector3::new(w.normal.x, w.normal.y, w.normal.z);
+                        let d = (s.center - p.pos[i]).dot(&normal);
+                        let d = if w.sense == 0 {
+                            d.abs()
+                        } else {
+                            d * f64::from(w.sense.signum())
+                        };
+                        d - s.radius
+                    }
+                    _ => continue,
+                };
+                if gap < 0.0 {
+                    return Err(format!(
+                        "sphere {k} overlaps particle {} by {:e} m",
+                        self.order.id(i),
+                        -gap
+                    ));
+                }
+            }
+            for (j, o) in spheres[..k].iter().enumerate() {
+                if (s.center - o.center).norm() < s.radius + o.radius {
+                    return Err(format!("sphere {k} overlaps sphere {j} added with it"));
+                }
+            }
+        }
+        let g = self.integrator.gravity;
+        for (s, &m) in spheres.iter().zip(&materials) {
+            let rho = self.materials[m as usize].density;
+            crate::scene::add_sphere(
+                &mut self.particles,
+                s.center,
+                s.radius,
+                rho,
+                m,
+                s.velocity,
+                s.angular_velocity,
+                Dofs::FREE,
+            );
+            let i = self.particles.len() - 1;
+            let (mass, j) = (self.particles.mass[i], self.particles.inertia[i].x);
+            let kinetic = 0.5 * mass * s.velocity.norm_squared();
+            let rotational = 0.5 * j * s.angular_velocity.norm_squared();
+            let potential = -mass * g.dot(&s.center);
+            self.ledger.kinetic += kinetic;
+            self.ledger.rotational += rotational;
+            self.ledger.potential += potential;
+            self.ledger.inflow += kinetic + rotational + potential;
+        }
+        let added = spheres.len();
+        if added == 0 {
+            return Ok(Vec::new());
+        }
+        self.order.append(n, added);
+        self.reindex_clumps();
+        self.refresh_free_runs();
+        if let Some(per) = &mut self.periodic {
+            per.grow(&self.particles, &mut self.contacts);
+        }
+        self.reshaped = true;
+        Ok((n..n + added).map(|i| self.order.id(i) as u64).collect())
     }
 
     /// Removes the particles `ids` (scene ids) between two steps, with their contacts, as
