@@ -1,7 +1,8 @@
 """The notebook-like scripts of examples/python, run with small parameters: the parameter
 sweep of restitution_sweep.py against the restitution the law is asked for, and the
 coarse-grained stress profile of stress_profile.py against each particle's momentum
-balance (see their docstrings)."""
+balance, and the slip threshold of slip_threshold.py against Coulomb's law (see their
+docstrings)."""
 
 import importlib.util
 
@@ -42,3 +43,11 @@ def test_the_stress_profile_is_the_momentum_balance_of_the_particles(plugins):
     assert np.abs(p["contact"] - p["balance"])[clear].max() < 1e-4 * bed
     # And nearly the weight above, the bed being nearly at rest.
     assert np.abs(p["contact"] - p["weight"])[clear].max() < 2e-2 * bed
+
+
+def test_the_slip_threshold_is_coulombs(plugins):
+    ex = example("slip_threshold")
+    # Slides iff the push exceeds mu times the weight: between the two pushes around mu.
+    found, moved = ex.threshold(0.3, np.array([0.2, 0.27, 0.33, 0.4]), plugins)
+    assert found == 0.33, moved
+    assert moved[1] < 1e-5 and moved[2] > 1e-4
