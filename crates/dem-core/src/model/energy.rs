@@ -34,7 +34,7 @@ pub struct Ledger {
     /// degrees of freedom, loads applied from outside and the scene's fluid.
     pub boundary_work: f64,
     /// Cumulative energy brought in by inserted particles (kinetic, rotational and
-    /// potential).
+    /// potential): by inlets, or added from outside between steps.
     pub inflow: f64,
     /// Cumulative energy carried out by removed particles (kinetic, rotational,
     /// potential, and the elastic energy of their contacts).
