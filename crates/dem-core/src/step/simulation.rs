@@ -135,8 +135,9 @@ pub struct Simulation {
     pub(crate) applied: Applied,
     /// The scene's fluid, dragging the spheres (see [`crate::engines::fluid`]).
     pub fluid: Option<Fluid>,
-    /// Particles were removed from outside (see [`Simulation::remove_particles`]): the
-    /// population is no longer the scene's, as with inlets or outlets.
+    /// Particles were added or removed from outside (see [`Simulation::add_spheres`] and
+    /// [`Simulation::remove_particles`]): the population is no longer the scene's, as with
+    /// inlets or outlets.
     pub(crate) reshaped: bool,
 }
 
@@ -463,7 +464,7 @@ impl Simulation {
     }
 
     /// Does the population differ, or may it come to differ, from the scene's (inlets,
-    /// outlets, particles removed from outside)? Then checkpoints save what the scene
+    /// outlets, particles added or removed from outside)? Then checkpoints save what the scene
     /// cannot make again.
     pub(crate) fn population_changes(&self) -> bool {
         self.flow.any() || self.reshaped
@@ -493,7 +494,7 @@ impl Simulation {
                 return refuse("a scene with a fluid");
             }
             if self.reshaped {
-                return refuse("a run whose particles were removed from outside");
+                return refuse("a run whose particles were added or removed from outside");
             }
             if !self.applied.is_empty() {
                 return refuse("a run with loads applied from outside");

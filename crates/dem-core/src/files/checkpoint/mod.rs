@@ -66,7 +66,7 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// move clumps down in storage), and in a scene with inlets or outlets each clump whole
 /// (template name, shape, mass, inertia: inserted clumps, and removed ones). 11: the loads
 /// applied from outside (forces and torques by scene id, set from Python or Rust), and
-/// whether particles were removed from outside.
+/// whether particles were added or removed from outside.
 pub const FORMAT_VERSION: u32 = 11;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -184,7 +184,7 @@ pub struct Checkpoint {
     gravity: Vector3<f64>,
     /// Forces and torques applied from outside, by scene id (format 11 on).
     applied: Applied,
-    /// Were particles removed from outside (the population is not the scene's)?
+    /// Were particles added or removed from outside (the population is not the scene's)?
     reshaped: bool,
     /// Scene ids given so far (to the particles held and to those removed).
     issued: u64,
