@@ -154,3 +154,24 @@ fn bad_fluids_are_refused_by_field() {
     let e = refused(clump, "clump.ron");
     assert!(e.contains("fluid") && e.contains("spheres only"), "{e}");
 }
+
+#[test]
+fn dem_check_shows_the_fluid_and_its_relaxation_time() {
+    use dem_verification::cli::{dem, fresh_dir, ok, s};
+    let dir = fresh_dir("fluid", "check");
+    let path = dir.join("settling.ron");
+    let text = scene(
+        [0.0; 3],
+        -9.81,
+        "((0, 0, 0), (0, 0, 0), (0, 0, 0))",
+        "Critical(0.5)",
+    );
+    std::fs::write(&path, text).unwrap();
+    let out = ok(&dem(&["check", s(&path)]));
+    let tau_r = mass() / (20.0 * PI * MU * R);
+    assert!(
+        out.contains("fluid: viscosity 1e0 Pa s")
+            && out.contains(&format!("shortest drag relaxation time {tau_r:.4e} s")),
+        "{out}"
+    );
+}

@@ -444,6 +444,16 @@ fn check(scene_path: &Path, extra: &[PathBuf]) -> Result<(), DemError> {
     for line in flow_lines(&sim) {
         println!("{line}");
     }
+    if let (Some(spec), Some(fluid)) = (&sim.scene.fluid, &sim.fluid) {
+        println!(
+            "  fluid: viscosity {:e} Pa s, velocity {:?} m/s, gradient {:?} 1/s; shortest drag \
+             relaxation time {:.4e} s",
+            spec.viscosity,
+            spec.velocity,
+            spec.gradient,
+            fluid.relaxation_time(&sim.particles)
+        );
+    }
     // Clumps by template, in order of first appearance.
     let mut templates: Vec<(&str, usize, &dem_core::engines::clump::ClumpBody)> = Vec::new();
     for c in &sim.clumps {
