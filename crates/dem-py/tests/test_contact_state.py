@@ -8,36 +8,13 @@ import math
 import numpy as np
 import pytest
 
-import dem
-from dem.scene import Critical, Scene, Sphere, Time, Wall
-
-
-def held_sphere():
-    return Scene(
-        materials={"m": dict(density=2500, young=1e8, poisson=0.25, friction=0.5)},
-        laws=[
-            dict(
-                materials=("*", "*"),
-                law="Law2_L6Geom_LinearElPl",
-                params=dict(kn=1e5, kt_kn=0.5, restitution=0.3),
-            )
-        ],
-        bodies=[
-            # No rotation: friction alone holds it (a free sphere would roll).
-            Sphere(center=(0, 0, 0.00999), radius=0.01, material="m", blocked="XYZ"),
-            Wall(point=(0, 0, 0), normal=(0, 0, 1), sense=1, material="m"),
-        ],
-        gravity=(0, 0, -9.81),
-        # The tangential spring has no dashpot here: Cundall's damping settles it.
-        damping=0.3,
-        timestep=Critical(0.1),
-        duration=Time(1.0),
-    )
+from test_examples import example
 
 
 def test_the_shear_spring_holds_the_pushing_force(plugins):
-    sim = dem.Simulation(held_sphere(), plugins=plugins)
-    sim.run(time=0.2)
+    # examples/python/slip_threshold.py's settled sphere (rotation blocked: friction
+    # alone holds it), on a floor of friction 0.5.
+    sim = example("slip_threshold").settled(0.5, plugins)
     m, g = sim.masses[0], 9.81
     push = 0.2 * m * g  # below mu m g: it sticks
     sim.set_applied_forces([[push, 0.0, 0.0]], ids=[0])

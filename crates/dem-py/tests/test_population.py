@@ -1,31 +1,18 @@
-"""Removing particles from Python between steps: the others keep their ids and state, the
-ledger's total stays, a checkpoint keeps the new population; bad ids change nothing."""
+"""Adding and removing particles from Python between steps: the others keep their ids and
+state, the ledger's total stays (the energy moves to inflow or outflow), a checkpoint
+keeps the new population; bad requests change nothing."""
 
 import numpy as np
 import pytest
 
 import dem
 
+from test_fields import BOX
 from test_run import fall
-
-SAMPLE = """Scene(
-    materials: { "m": (density: 2500, young: 1e7, poisson: 0.25, friction: 0.3) },
-    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (restitution: 0.3))],
-    bodies: [
-        Box(min: (0, 0, 0), max: (0.01, 0.01, 0.02), material: "m"),
-        Lattice(origin: (0.0012, 0.0012, 0.0011), count: (4, 4, 4), spacing: 0.0025,
-                radius: 0.001, material: "m", velocity_spread: 0.05, seed: 2),
-    ],
-    gravity: (0, 0, -9.81),
-    damping: 0.4,
-    timestep: Critical(0.2),
-    duration: Steps(100000),
-)
-"""
 
 
 def test_removed_particles_leave_and_the_rest_goes_on(tmp_path, plugins):
-    sim = dem.Simulation.from_ron(SAMPLE, plugins=plugins)
+    sim = dem.Simulation.from_ron(BOX, plugins=plugins)
     sim.run(steps=5000)
     ids, pos = sim.ids.copy(), sim.positions.copy()
     total = sim.ledger["total"]
