@@ -210,6 +210,57 @@ fn a_c_plugin_is_listed_with_its_law() {
     assert!(p.functors[0].description.contains("kn (N/m"));
 }
 
+/// A C law's state slots have no names (`slot_<j>`), and its parameters cannot be changed
+/// between steps (it computes its constants itself, without `FLAG_REFRESH`); the template,
+/// built with the SDK, names its constants.
+#[test]
+fn a_c_law_has_unnamed_slots_and_fixed_parameters() {
+    let lib = build_c_plugin("law_c_named", &[]);
+    let mut set = PluginSet::default();
+    for l in dem_verification::build_plugins(&["cg2-sphere-sphere"]) {
+        set.load(&l).unwrap();
+    }
+    set.load(&lib).unwrap();
+    set.load(&build_template()).unwrap();
+    let scene = |law: &str| {
+        format!(
+            r#"Scene(
+        materials: {{ "m": (density: 2500, young: 1e8, poisson: 0.25, friction: 0.3) }},
+        laws: [(materials: ("*", "*"), law: "{law}", params: (restitution: 0.6))],
+        bodies: [Sphere(center: (0, 0, 0), radius: 0.01, material: "m")],
+        timestep: Fixed(1e-6),
+        duration: Steps(1),
+    )"#
+        )
+    };
+    let build = |law: &str| {
+        Simulation::new(
+            Scene::parse(&scene(law), Path::new("named.ron")).unwrap(),
+            &set,
+        )
+        .unwrap()
+    };
+    let mut c = build("Law2_C_Linear");
+    let law = &c.dispatch.laws[0];
+    let unnamed: Vec<String> = (0..law.state_len).map(|j| format!("slot_{j}")).collect();
+    assert_eq!(law.slot_names, unnamed);
+    let e = c.set_law_params(&set, 0, "(restitution: 0.5)").unwrap_err();
+    assert!(
+        e.contains("C interface") && e.contains("C plugins cannot"),
+        "{e}"
+    );
+    let template = build("Law2_L6Geom_Template");
+    let names = [
+        "kn",
+        "eta",
+        "mu",
+        "normal_damping_force",
+        "shear_force_y",
+        "shear_force_z",
+    ];
+    assert_eq!(template.dispatch.laws[0].slot_names[..6], names);
+}
+
 #[test]
 fn c_plugins_built_for_another_interface_are_refused() {
     let check = |name: &str, flags: &[&str], expected: &[&str]| {

@@ -89,8 +89,23 @@ pub fn build_plugins(packages: &[&str]) -> Vec<PathBuf> {
 /// temporary directory, its dem-api dependency pointed at this checkout by absolute path,
 /// as a researcher would. Returns the path of its library `lib` (the library target's
 /// name), moved into `target/out-of-tree`: out of the directory where the tests' `dem`
-/// finds the workspace's plugins, so that its scenes never see it.
+/// finds the workspace's plugins, so that its scenes never see it. Built once per test
+/// binary (the tests of one binary that ask for it at once wait for the first).
 pub fn build_out_of_tree(dir: &Path, lib: &str) -> PathBuf {
+    type Built = std::sync::Mutex<std::collections::HashMap<(PathBuf, String), PathBuf>>;
+    static BUILT: OnceLock<Built> = OnceLock::new();
+    let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
+    let key = (dir.to_path_buf(), lib.to_string());
+    if let Some(path) = built.get(&key) {
+        return path.clone();
+    }
+    let path = build_once(dir, lib);
+    built.insert(key, path.clone());
+    path
+}
+
+/// [`build_out_of_tree`], each time it is called.
+fn build_once(dir: &Path, lib: &str) -> PathBuf {
     let work = std::env::temp_dir().join(format!("dem-{lib}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(work.join("src")).unwrap();

@@ -269,6 +269,13 @@ pub const FLAG_NEW: u8 = 1;
 /// of the step so that it can book the dissipation of the final interval; the solver
 /// applies no force or torque from this call and takes the elastic energy as released.
 pub const FLAG_LAST: u8 = 2;
+/// Flag of [`LawBatch::flags`] (since dem-api 0.5.1): the law's parameters or the scene's
+/// materials were changed between two steps, and this is the contact's first call since.
+/// The law computes the contact's constants again from this call's input, as for a new
+/// contact (the SDK's adapters do so for [`crate::sdk::Law::constants`]), and keeps its
+/// state slots: the contact is not new. The masses and materials of such a contact are
+/// given whatever the law declares it reads. A law that keeps no constants ignores it.
+pub const FLAG_REFRESH: u8 = 4;
 
 /// One batch of contacts for a contact law.
 #[repr(C)]

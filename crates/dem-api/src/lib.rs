@@ -47,7 +47,7 @@ pub mod shape;
 
 pub use batch::{
     BodyColumns, Columns3, Columns3Mut, GeomBatch, L6Columns, LawBatch, LawOutColumns,
-    StateColumns, FLAG_LAST, FLAG_NEW,
+    StateColumns, FLAG_LAST, FLAG_NEW, FLAG_REFRESH,
 };
 pub use facet::FacetShape;
 pub use functor::{CallError, Cg2Box, Cg2Functor, ContactLaw, LawBox};

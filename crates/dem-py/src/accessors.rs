@@ -306,4 +306,16 @@ impl PySimulation {
         d.set_item("state", rows.into_pyarray(py))?;
         Ok(d)
     }
+
+    /// The names of each law's state slots (the columns of `contacts()["state"]` for its
+    /// contacts): law name -> list of names, its constants first.
+    #[getter]
+    fn law_state_names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let g = self.lock()?;
+        let d = PyDict::new(py);
+        for law in &g.sim.dispatch.laws {
+            d.set_item(&law.name, law.slot_names.clone())?;
+        }
+        Ok(d)
+    }
 }

@@ -8,6 +8,7 @@
 //! file, the module, on top.
 
 mod accessors;
+mod changes;
 mod errors;
 mod fields;
 mod loads;

@@ -29,7 +29,7 @@ const SIGNAL_CHECK: Duration = Duration::from_millis(50);
 /// The solver's state with what the module keeps beside it.
 pub(crate) struct Inner {
     pub(crate) sim: dem_core::Simulation,
-    plugins: PluginSet,
+    pub(crate) plugins: PluginSet,
     pub(crate) record: PyRecord,
     /// Output frames (step, time) written by `write_vtk`, per directory (its `.pvd` files
     /// list them).

@@ -1,7 +1,7 @@
 """contacts() shows each contact's law and its state slots (the SDK keeps a law's
-per-contact constants first, in declaration order, then the law's own slots): a sphere
-held on a floor by friction against a pushing force stores that force in its shear
-spring, as statics say."""
+per-contact constants first, in declaration order, then the law's own slots), named by
+law_state_names: a sphere held on a floor by friction against a pushing force stores
+that force in its shear spring, as statics say."""
 
 import math
 
@@ -27,7 +27,12 @@ def test_the_shear_spring_holds_the_pushing_force(plugins):
     # tangential spring's force y, z and stiffness (9-11), its dashpot (12-13), rolling
     # (14-16) and twisting (17-18).
     assert state.shape == (1, 19)
-    kn, kt, fy, fz, k_prev = state[0, [0, 1, 9, 10, 11]]
+    names = sim.law_state_names["Law2_L6Geom_LinearElPl"]
+    assert names[:7] == ["kn", "kt", "eta", "eta_t", "mu", "r", "i"]
+    assert names[9:12] == ["shear_force_y", "shear_force_z", "shear_stiffness_prev"]
+    assert len(names) == 19
+    by_name = dict(zip(names, state[0]))
+    kn, kt, fy, fz, k_prev = (by_name[k] for k in ["kn", "kt", "shear_force_y", "shear_force_z", "shear_stiffness_prev"])
     assert kn == 1e5 and kt == 0.5e5 and k_prev == 0.5e5
     # Statics: the normal force is the weight, the spring's force the push.
     assert c["normal_force"][0] == pytest.approx(m * g, rel=1e-6)

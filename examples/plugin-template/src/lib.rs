@@ -94,6 +94,14 @@ impl Law for TemplateLaw {
         },
     ];
     const STATE_LEN: usize = END;
+    /// Names of the state slots, shown with the contacts' state in Python (after the
+    /// constants' names): N, N, N, N/m.
+    const STATE_NAMES: &'static [&'static str] = &[
+        "normal_damping_force",
+        "shear_force_y",
+        "shear_force_z",
+        "shear_stiffness_prev",
+    ];
 
     fn new(p: Params) -> Result<Self, String> {
         if !(p.restitution > 0.0 && p.restitution <= 1.0) {

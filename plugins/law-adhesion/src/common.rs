@@ -173,6 +173,23 @@ pub(crate) const R0: usize = T0 + SpringSlider::<2>::SLOTS;
 pub(crate) const W0: usize = R0 + Resistance::slots(2);
 pub(crate) const STATE_LEN: usize = W0 + Resistance::slots(1);
 
+/// Names of the state slots (flag, N, J, N, N, N, N/m, N m, N m, N m/rad, N m, N m/rad).
+pub(crate) const STATE_NAMES: &[&str] = &[
+    "touching",
+    "normal_force_prev",
+    "normal_energy_prev",
+    "viscous_force_prev",
+    "shear_force_y",
+    "shear_force_z",
+    "shear_stiffness_prev",
+    "rolling_torque_y",
+    "rolling_torque_z",
+    "rolling_stiffness_prev",
+    "twisting_torque",
+    "twisting_stiffness_prev",
+];
+const _: () = assert!(STATE_NAMES.len() == STATE_LEN, "a name per state slot");
+
 /// The rest of a step once the normal part is known: booking of the normal part, the
 /// viscous force, the tangential spring, rolling and twisting.
 pub(crate) fn finish(

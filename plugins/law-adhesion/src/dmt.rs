@@ -1,7 +1,7 @@
 //! `Law2_L6Geom_DMT`: Hertz less the constant pull `2 pi w R*` while the bodies overlap;
 //! see the crate documentation.
 
-use crate::common::{finish, Common, Constants, Normal, Params, PARAMS, STATE_LEN};
+use crate::common::{finish, Common, Constants, Normal, Params, PARAMS, STATE_LEN, STATE_NAMES};
 use dem_api::sdk::parts::Hertz;
 use dem_api::sdk::{Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair};
@@ -22,6 +22,7 @@ impl Law for Dmt {
         viscous damping, rolling and twisting resistance; energy booked for the ledger.";
     const PARAMS: &'static [Param] = PARAMS;
     const STATE_LEN: usize = STATE_LEN;
+    const STATE_NAMES: &'static [&'static str] = STATE_NAMES;
 
     fn new(p: Params) -> Result<Self, String> {
         if p.reach.is_some() {

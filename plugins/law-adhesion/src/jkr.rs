@@ -1,7 +1,9 @@
 //! `Law2_L6Geom_JKR`: the JKR normal force with its hysteresis (contact forms at zero
 //! overlap, breaks at the critical negative overlap); see the crate documentation.
 
-use crate::common::{finish, Common, Constants, Normal, Params, PARAMS, STATE_LEN, TOUCHING};
+use crate::common::{
+    finish, Common, Constants, Normal, Params, PARAMS, STATE_LEN, STATE_NAMES, TOUCHING,
+};
 use crate::jkr_theory::Jkr;
 use dem_api::sdk::parts::effective_young;
 use dem_api::sdk::{Law, Param};
@@ -29,6 +31,7 @@ impl Law for JkrLaw {
         energy booked for the ledger.";
     const PARAMS: &'static [Param] = PARAMS;
     const STATE_LEN: usize = STATE_LEN;
+    const STATE_NAMES: &'static [&'static str] = STATE_NAMES;
 
     fn new(p: Params) -> Result<Self, String> {
         let reach = match p.reach {

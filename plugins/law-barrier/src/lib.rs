@@ -115,6 +115,19 @@ const ERRORS: usize = 3;
 const YN: usize = 4;
 const END: usize = YN + YamaneNakamura::SLOTS;
 
+/// Names of the state slots (N, N, N, steps, m, m, N, N).
+const STATE_NAMES: &[&str] = &[
+    "normal_force_prev",
+    "barrier_friction_prev_y",
+    "barrier_friction_prev_z",
+    "error_steps",
+    "anchor_offset_y",
+    "anchor_offset_z",
+    "friction_force_prev_y",
+    "friction_force_prev_z",
+];
+const _: () = assert!(STATE_NAMES.len() == END, "a name per state slot");
+
 /// The barrier law.
 pub struct Barrier {
     p: Params,
@@ -185,6 +198,7 @@ impl Law for Barrier {
         },
     ];
     const STATE_LEN: usize = END;
+    const STATE_NAMES: &'static [&'static str] = STATE_NAMES;
 
     fn new(p: Params) -> Result<Self, String> {
         let positive = |x: f64| x > 0.0 && x.is_finite();

@@ -100,6 +100,17 @@ const STATUS: usize = T0 + SpringSlider::<2>::SLOTS;
 const FN_PREV: usize = STATUS + 1;
 const END: usize = FN_PREV + 1;
 
+/// Names of the state slots (N, N, N, N/m, status, N).
+const STATE_NAMES: &[&str] = &[
+    "normal_damping_force",
+    "shear_force_y",
+    "shear_force_z",
+    "shear_stiffness_prev",
+    "bond_status",
+    "normal_force_prev",
+];
+const _: () = assert!(STATE_NAMES.len() == END, "a name per state slot");
+
 /// Bond status (slot `STATUS`): not formed yet (zero at onset), intact, broken.
 const UNBONDED: f64 = 0.0;
 const BONDED: f64 = 1.0;
@@ -167,6 +178,7 @@ impl Law for CohesiveLaw {
         },
     ];
     const STATE_LEN: usize = END;
+    const STATE_NAMES: &'static [&'static str] = STATE_NAMES;
 
     fn new(p: Params) -> Result<Self, String> {
         let finite_nonneg = |x: f64| x >= 0.0 && x.is_finite();

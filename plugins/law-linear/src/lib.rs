@@ -181,6 +181,23 @@ const R0: usize = D0 + Dashpot::<2>::SLOTS;
 const W0: usize = R0 + Resistance::slots(2);
 const END: usize = W0 + Resistance::slots(1);
 
+/// Names of the state slots (N, m/s, N, N, N/m, N, N, N m, N m, N m/rad, N m, N m/rad).
+const STATE_NAMES: &[&str] = &[
+    "normal_damping_force",
+    "normal_rate_prev",
+    "shear_force_y",
+    "shear_force_z",
+    "shear_stiffness_prev",
+    "shear_dashpot_y",
+    "shear_dashpot_z",
+    "rolling_torque_y",
+    "rolling_torque_z",
+    "rolling_stiffness_prev",
+    "twisting_torque",
+    "twisting_stiffness_prev",
+];
+const _: () = assert!(STATE_NAMES.len() == END, "a name per state slot");
+
 impl Law for LinearElPl {
     type Params = Params;
     type Constants = Constants;
@@ -236,6 +253,7 @@ impl Law for LinearElPl {
         },
     ];
     const STATE_LEN: usize = END;
+    const STATE_NAMES: &'static [&'static str] = STATE_NAMES;
 
     fn new(p: Params) -> Result<Self, String> {
         if let Some(k) = p.kn {

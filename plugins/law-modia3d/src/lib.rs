@@ -108,6 +108,17 @@ const T0: usize = N0 + NormalForce::SLOTS;
 const R0: usize = T0 + 2;
 const END: usize = R0 + 3;
 
+/// Names of the state slots (N, N, N, N m, N m, N m).
+const STATE_NAMES: &[&str] = &[
+    "normal_damping_force",
+    "friction_force_prev_y",
+    "friction_force_prev_z",
+    "torque_prev_x",
+    "torque_prev_y",
+    "torque_prev_z",
+];
+const _: () = assert!(STATE_NAMES.len() == END, "a name per state slot");
+
 fn positive(x: f64) -> bool {
     x > 0.0 && x.is_finite()
 }
@@ -157,6 +168,7 @@ impl Law for Modia3D {
         },
     ];
     const STATE_LEN: usize = END;
+    const STATE_NAMES: &'static [&'static str] = STATE_NAMES;
 
     fn new(p: Params) -> Result<Self, String> {
         if !(0.0..=1.0).contains(&p.restitution) {

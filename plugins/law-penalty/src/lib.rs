@@ -95,6 +95,18 @@ const C0: usize = 0;
 const F0: usize = 3;
 const END: usize = F0 + YamaneNakamura::SLOTS;
 
+/// Names of the state slots: the previous relative centre of two spheres, m (against a plane its first is the previous overlap), then the friction's anchor offset (m) and previous force (N).
+const STATE_NAMES: &[&str] = &[
+    "position_prev_x",
+    "position_prev_y",
+    "position_prev_z",
+    "anchor_offset_y",
+    "anchor_offset_z",
+    "friction_force_prev_y",
+    "friction_force_prev_z",
+];
+const _: () = assert!(STATE_NAMES.len() == END, "a name per state slot");
+
 impl Penalty {
     fn exponent(&self) -> f64 {
         if self.p.hertzian {
@@ -186,6 +198,7 @@ impl Law for Penalty {
         },
     ];
     const STATE_LEN: usize = END;
+    const STATE_NAMES: &'static [&'static str] = STATE_NAMES;
 
     fn new(p: Params) -> Result<Self, String> {
         if !(p.k > 0.0 && p.k.is_finite()) {

@@ -3,7 +3,7 @@
 use super::lanes::{run_lanes, MAX_SLOTS};
 use super::params::{default_text, parse_params};
 use super::{prefetch, Geometry, LaneLaw, Law, Param, Slots};
-use crate::batch::{GeomBatch, LawBatch, LawOutColumns, StateColumns, FLAG_NEW};
+use crate::batch::{GeomBatch, LawBatch, LawOutColumns, StateColumns, FLAG_NEW, FLAG_REFRESH};
 use crate::functor::{
     CallError, Cg2Box, Cg2Functor, Cg2Functor_TO, ContactLaw, ContactLaw_TO, LawBox,
 };
@@ -282,7 +282,8 @@ impl<L: Law> ContactLaw for LawAdapter<L> {
                 };
                 let inp = view.input(i);
                 let (consts, own) = slots.split_at_mut(k);
-                let c = if view.flags(i) & FLAG_NEW != 0 {
+                // New contacts, and those whose law or materials changed, compute their constants.
+                let c = if view.flags(i) & (FLAG_NEW | FLAG_REFRESH) != 0 {
                     let c = self.0.constants(&inp);
                     c.store(consts);
                     c
@@ -357,9 +358,10 @@ impl<L: LaneLaw> ContactLaw for LaneAdapter<L> {
         };
         let law = &self.0 .0;
         guarded(|current| {
-            // The constants of the new contacts, one by one.
+            // The constants of the new contacts (and of those whose law or materials
+            // changed), one by one.
             for i in 0..len {
-                if view.flags(i) & FLAG_NEW != 0 {
+                if view.flags(i) & (FLAG_NEW | FLAG_REFRESH) != 0 {
                     current.set(i);
                     let mut consts = [0.0; MAX_SLOTS];
                     law.constants(&view.input(i)).store(&mut consts[..k]);
@@ -397,6 +399,28 @@ pub fn geometry_info<G: Geometry>() -> FunctorInfo {
         params: docs(G::PARAMS),
         default_params: default_text::<G::Params>().into(),
     }
+}
+
+/// The names of a law's state slots as the solver stores them: its constants' names
+/// ([`Slots::NAMES`](super::Slots::NAMES)), then its own ([`Law::STATE_NAMES`]); a
+/// missing name reads `constant_<j>` or `state_<j>`.
+pub fn slot_names<L: Law>() -> Vec<String> {
+    let named = |names: &[&str], len: usize, what: &str| -> Vec<String> {
+        (0..len)
+            .map(|j| {
+                names
+                    .get(j)
+                    .map_or_else(|| format!("{what}_{j}"), |n| n.to_string())
+            })
+            .collect()
+    };
+    let mut all = named(
+        <L::Constants as Slots>::NAMES,
+        <L::Constants as Slots>::LEN,
+        "constant",
+    );
+    all.extend(named(L::STATE_NAMES, L::STATE_LEN, "state"));
+    all
 }
 
 /// Catalogue entry of a law.

@@ -71,6 +71,31 @@ macro_rules! export_plugin {
             )
         }
 
+        /// The names of law `name`'s state slots, in the solver's order (its constants,
+        /// then its own; see [`slot_names`]($crate::sdk::slot_names)), empty for a law the
+        /// plugin does not have. A symbol of its own, outside the root module, so that the
+        /// root module's layout stays that of dem-api 0.5.0 (the solver asks for it when it
+        /// is there: dem-api 0.5.1 on).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn dem_plugin_law_slot_names_v1(
+            name: ::abi_stable::std_types::RStr<'_>,
+        ) -> ::abi_stable::std_types::RVec<::abi_stable::std_types::RString> {
+            let names: ::std::vec::Vec<::std::string::String> = 'found: {
+                $(
+                    if name.as_str() == <$l as $crate::sdk::Law>::NAME {
+                        break 'found $crate::sdk::slot_names::<$l>();
+                    }
+                )*
+                $(
+                    if name.as_str() == <$ll as $crate::sdk::Law>::NAME {
+                        break 'found $crate::sdk::slot_names::<$ll>();
+                    }
+                )*
+                ::std::vec::Vec::new()
+            };
+            names.into_iter().map(::std::convert::Into::into).collect()
+        }
+
         extern "C" fn __dem_plugin_new_law(
             name: ::abi_stable::std_types::RStr<'_>,
             params: ::abi_stable::std_types::RStr<'_>,

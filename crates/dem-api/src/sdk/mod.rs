@@ -26,7 +26,7 @@ pub mod parts;
 mod prefetch;
 mod slots;
 
-pub use adapters::{geometry_info, law_info, new_geometry, new_lane_law, new_law};
+pub use adapters::{geometry_info, law_info, new_geometry, new_lane_law, new_law, slot_names};
 pub use lanes::{lanes_agree, one_lane, LaneInput, LaneLaw, LaneOutput};
 pub use logging::install_forwarder;
 pub use params::parse_params;
@@ -171,6 +171,10 @@ pub trait Law: Send + Sync + Sized + 'static {
     /// Number of `f64` state slots per contact (zero at contact onset), besides the
     /// constants.
     const STATE_LEN: usize;
+    /// A name for each of the `STATE_LEN` state slots, in order (shown with the contacts'
+    /// state in Python, after the constants' field names); missing names read `state_<j>`.
+    /// Default: none.
+    const STATE_NAMES: &'static [&'static str] = &[];
     /// Per-contact constants (effective moduli, stiffnesses, damping coefficients...):
     /// computed once when the contact is created, by [`Law::constants`], and kept for the
     /// contact's life (the material-pair step, Yade's Ip2 or Woo's Cp2). Declare them with
@@ -190,7 +194,9 @@ pub trait Law: Send + Sync + Sized + 'static {
 
     /// The constants of a contact, from its first step's input (the two bodies, the
     /// geometry and the onset data). Called once per contact, before the first
-    /// [`Law::law`] call.
+    /// [`Law::law`] call; and again, with that step's input, on the first step after the
+    /// law's parameters or the scene's materials were changed between two steps
+    /// ([`crate::FLAG_REFRESH`]; the state slots are kept then).
     fn constants(&self, input: &LawInput) -> Self::Constants;
 
     /// Gap below which a contact should exist, m (default 0: overlap only).

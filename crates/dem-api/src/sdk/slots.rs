@@ -6,6 +6,9 @@
 pub trait Slots: Copy {
     /// Number of `f64` slots.
     const LEN: usize;
+    /// The slots' names, in order (the field names, for a [`slots!`](crate::slots)
+    /// struct). Default: none.
+    const NAMES: &'static [&'static str] = &[];
     /// Reads the value from `slots` (exactly `LEN` long).
     fn load(slots: &[f64]) -> Self;
     /// Writes the value into `slots` (exactly `LEN` long).
@@ -66,6 +69,7 @@ macro_rules! slots {
 
         impl $crate::sdk::Slots for $name {
             const LEN: usize = [$(stringify!($field)),*].len();
+            const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
 
             fn load(slots: &[f64]) -> Self {
                 let mut it = slots.iter().copied();

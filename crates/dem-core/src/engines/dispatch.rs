@@ -32,10 +32,16 @@ pub struct LawEntry {
     pub law: LawBox,
     /// State slots per contact.
     pub state_len: usize,
+    /// A name for each state slot (the plugin's, or `slot_<j>`).
+    pub slot_names: Vec<String>,
     /// Interaction distance, m.
     pub distance: f64,
     /// What the law reads of a batch (`ContactLaw::reads`).
     pub reads: LawReads,
+    /// Do its contacts compute their constants again at the next step (its parameters or
+    /// the materials were changed between two steps; see
+    /// [`crate::step::simulation::changes`])?
+    pub refresh: bool,
 }
 
 /// The 2-D dispatch table over shape kinds and the law table over materials.

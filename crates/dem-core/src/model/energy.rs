@@ -31,7 +31,9 @@ pub struct Ledger {
     /// Cumulative energy dissipated by the integrator's non-viscous (Cundall) damping.
     pub nonviscous: f64,
     /// Cumulative work done on the particles from outside: by moving boundaries, blocked
-    /// degrees of freedom, loads applied from outside and the scene's fluid.
+    /// degrees of freedom, loads applied from outside and the scene's fluid; and what a
+    /// change of a law's parameters or of a material between two steps did to the energy
+    /// stored in the contacts (see [`crate::step::simulation::changes`]).
     pub boundary_work: f64,
     /// Cumulative energy brought in by inserted particles (kinetic, rotational and
     /// potential): by inlets, or added from outside between steps.

@@ -3,6 +3,7 @@
 
 pub(crate) mod blocks;
 pub mod cell;
+pub mod changes;
 pub mod energy;
 pub mod mesh;
 pub mod particles;

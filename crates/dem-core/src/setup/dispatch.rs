@@ -226,13 +226,21 @@ impl Dispatch {
                     law_table.entry((mb, ma)).or_insert(idx);
                 }
             }
+            let state_len = law.state_len() as usize;
+            // The plugin's names for the slots, as many as it keeps.
+            let given = plugins.law_slot_names(&choice.law).unwrap_or_default();
+            let slot_names = (0..state_len)
+                .map(|j| given.get(j).cloned().unwrap_or_else(|| format!("slot_{j}")))
+                .collect();
             laws.push(LawEntry {
                 name: choice.law.clone(),
                 plugin,
-                state_len: law.state_len() as usize,
+                state_len,
+                slot_names,
                 distance,
                 reads: law.reads(),
                 law,
+                refresh: false,
             });
         }
         Ok(Dispatch {

@@ -6,8 +6,9 @@
 
 use crate::setup::c_plugin::CPlugin;
 use crate::support::error::DemError;
+use abi_stable::library::RawLibrary;
 use abi_stable::library::{lib_header_from_path, LibraryError, RootModule};
-use abi_stable::std_types::RStr;
+use abi_stable::std_types::{RStr, RString, RVec};
 use dem_api::{Cg2Box, FunctorInfo, FunctorRole, HostLogger, LawBox, LogLevel, PluginRootRef};
 use std::path::{Path, PathBuf};
 
@@ -27,11 +28,18 @@ pub struct Plugin {
     entry: Entry,
 }
 
+/// A Rust plugin's `dem_plugin_law_slot_names_v1` (dem-api 0.5.1 on): the names of a
+/// law's state slots.
+type SlotNames = extern "C" fn(RStr<'_>) -> RVec<RString>;
+
+/// The symbol of [`SlotNames`].
+const SLOT_NAMES: &[u8] = b"dem_plugin_law_slot_names_v1\0";
+
 /// How a plugin's functors are built.
 #[derive(Clone, Copy)]
 enum Entry {
-    /// A Rust plugin's root module.
-    Rust(PluginRootRef),
+    /// A Rust plugin's root module, and its slot names if it has them.
+    Rust(PluginRootRef, Option<SlotNames>),
     /// A C plugin's function table.
     C(CPlugin),
 }
@@ -174,13 +182,14 @@ impl PluginSet {
             max_level: LogLevel::Trace,
         };
         (root.set_logger())(logger);
+        let names = slot_names(&path);
         let plugin = Plugin {
             name: (root.name())().to_string(),
             version: (root.version())().to_string(),
             api_version: (root.api_version())().to_string(),
             functors: (root.functors())().into_iter().collect(),
             path,
-            entry: Entry::Rust(root),
+            entry: Entry::Rust(root, names),
         };
         Ok(self.push(plugin))
     }
@@ -341,23 +350,44 @@ impl PluginSet {
     pub fn new_geometry(&self, name: &str, params: &str) -> Result<Cg2Box, DemError> {
         let p = self.find(FunctorRole::Geometry, name)?;
         let made = match p.entry {
-            Entry::Rust(root) => (root.new_geometry())(name.into(), params.into()).into_result(),
+            Entry::Rust(root, _) => (root.new_geometry())(name.into(), params.into()).into_result(),
             Entry::C(_) => Err("C plugins offer contact laws only".into()),
         };
         made.map_err(|e| DemError::Scene(format!("{name} (plugin {}): {e}", p.name)))
+    }
+
+    /// The names of law `name`'s state slots (its constants, then its own), if its plugin
+    /// gives them (a Rust plugin built against dem-api 0.5.1 or later).
+    pub fn law_slot_names(&self, name: &str) -> Option<Vec<String>> {
+        let p = self.find(FunctorRole::Law, name).ok()?;
+        match p.entry {
+            Entry::Rust(_, Some(f)) => Some(f(name.into()).into_iter().map(String::from).collect()),
+            _ => None,
+        }
     }
 
     /// Instantiates a contact law with RON parameter text.
     pub fn new_law(&self, name: &str, params: &str) -> Result<LawBox, DemError> {
         let p = self.find(FunctorRole::Law, name)?;
         let made = match p.entry {
-            Entry::Rust(root) => (root.new_law())(name.into(), params.into())
+            Entry::Rust(root, _) => (root.new_law())(name.into(), params.into())
                 .into_result()
                 .map_err(|e| e.to_string()),
             Entry::C(c) => c.new_law(name, params),
         };
         made.map_err(|e| DemError::Scene(format!("{name} (plugin {}): {e}", p.name)))
     }
+}
+
+/// The slot-name function of the Rust plugin at `path`, if it has one (plugins built
+/// against dem-api 0.5.0 have none).
+fn slot_names(path: &Path) -> Option<SlotNames> {
+    let lib = RawLibrary::load_at(path).ok()?;
+    // Libraries are never unloaded: the function stays valid.
+    let lib: &'static RawLibrary = Box::leak(Box::new(lib));
+    // SAFETY: the symbol's type is fixed by dem-api's `export_plugin!`, which defines it.
+    let f = unsafe { lib.get::<SlotNames>(SLOT_NAMES) }.ok()?;
+    Some(*f)
 }
 
 /// The root module's name (for messages).

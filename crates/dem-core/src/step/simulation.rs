@@ -38,6 +38,7 @@ use watched::Watched;
 
 mod active_threads;
 mod build;
+pub mod changes;
 mod control;
 mod fields;
 mod loads;
@@ -133,6 +134,8 @@ pub struct Simulation {
     ranks: Option<Ranks>,
     /// Forces and torques applied from outside (see [`crate::engines::applied`]).
     pub(crate) applied: Applied,
+    /// Laws and materials changed from outside (see [`changes`]).
+    pub(crate) changes: crate::model::changes::Changes,
     /// The scene's fluid, dragging the spheres (see [`crate::engines::fluid`]).
     pub fluid: Option<Fluid>,
     /// Particles were added or removed from outside (see [`Simulation::add_spheres`] and
@@ -159,6 +162,9 @@ impl Simulation {
                     (added.particles.collect(), added.clumps)
                 }
             };
+        // The ledger's total before a step in which contacts compute their constants
+        // again (see [`changes`]).
+        let refresh = self.refresh_reference();
         let (work, cap) = self.choose_threads();
         let p = &mut self.particles;
         if let Some(per) = &mut self.periodic {
@@ -374,6 +380,9 @@ impl Simulation {
         if let (Some(per), Some(t)) = (&mut self.periodic, across) {
             let before = per.cell.advance(dt);
             self.ledger.boundary_work += Periodic::boundary_work(&t, &before, &per.cell.hdot, dt);
+        }
+        if self.dispatch.laws.iter().any(|l| l.refresh) {
+            self.refreshed(refresh);
         }
         self.check_energy()?;
         self.step += 1;

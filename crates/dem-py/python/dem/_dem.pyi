@@ -291,6 +291,42 @@ class Simulation:
     def clear_applied(self) -> None:
         """Removes every force and torque applied from outside."""
 
+    def set_law_params(self, law: int, params: Union[str, Dict[str, Any]]) -> None:
+        """Builds law ``law`` (its place in the scene's ``laws``, from 0) again with new
+        parameters, RON text (``"(kn: 2e4, restitution: 0.5)"``) or a dict
+        (``{"kn": 2e4, "restitution": 0.5}``, written as ``dem.scene`` writes a scene);
+        parameters not given take the law's defaults, as in a scene. Between two steps:
+        the contacts keep their state (L6Geom, springs) and compute their constants again
+        at the next step; what that changes of the energy stored in them is booked as
+        ``boundary_work``, so that ``total`` stays. Raises ValueError, with nothing
+        changed, for a law that does not exist, parameters the plugin refuses, a changed
+        number of state slots or interaction distance, a time step above the new critical
+        step, or a plugin built before dem-api 0.5.1. Checkpoints keep the change."""
+
+    def set_material(
+        self,
+        name: str,
+        young: Optional[float] = None,
+        poisson: Optional[float] = None,
+        friction: Optional[float] = None,
+    ) -> None:
+        """Sets material ``name``'s Young's modulus (Pa), Poisson's ratio or friction
+        coefficient between two steps (None keeps the present value; the density, and
+        with it the masses, cannot change). The contacts of every law serving the
+        material keep their state and compute their constants again at the next step, as
+        with ``set_law_params``. Raises ValueError, with nothing changed, for an unknown
+        material, a value out of range, a rigid material's Young's modulus, or a time
+        step above the new critical step. Checkpoints keep the change."""
+
+    @property
+    def material_properties(self) -> Dict[str, Dict[str, float]]:
+        """The materials now: name -> ``density`` (kg/m^3), ``young`` (Pa, inf when
+        rigid), ``poisson``, ``friction``."""
+
+    @property
+    def law_changes(self) -> Dict[int, str]:
+        """The laws' parameters set since the scene was built: law index -> RON text."""
+
     def energy(self, dataframe: Optional[bool] = None) -> Any:
         """The ledger at the output steps so far (the rows of ``energy.csv``: ``step``,
         ``time`` and the ledger's columns): a pandas DataFrame when pandas is installed
@@ -308,7 +344,13 @@ class Simulation:
         last step (J, times the term's weight): ``elastic`` (stored now), ``friction`` and
         ``damping``; ``law`` (m,) its law's name and ``state`` (m, k) its law's state
         slots, NaN past the law's own count (the law's per-contact constants first, in
-        declaration order, then its own slots: see docs/python.md)."""
+        declaration order, then its own slots: named by ``law_state_names``)."""
+
+    @property
+    def law_state_names(self) -> Dict[str, List[str]]:
+        """The names of each law's state slots, the columns of ``contacts()["state"]`` for
+        its contacts: law name -> names (its constants' names first, then its own; a
+        plugin that gives none, built before dem-api 0.5.1 or in C, ``slot_<j>``)."""
 
     def coarse_grain(
         self,

@@ -15,7 +15,7 @@ use crate::model::blocks::{AREA, FRAME, LENS, ONSET, PHI, PHI_DOT, PITCH, POINT,
 use abi_stable::std_types::RSlice;
 use dem_api::{
     Columns3, Columns3Mut, L6Columns, LawBatch, LawOutColumns, LawOutput, Material, Onset,
-    StateColumns, Vec3, FLAG_LAST, FLAG_NEW,
+    StateColumns, Vec3,
 };
 
 /// Three columns of a vector field.
@@ -210,11 +210,11 @@ impl LawColumns {
 
     /// Writes what the blocks do not hold of the contacts of the batch, in order: their
     /// bodies' masses and materials (left as they are where not given: a law that does not
-    /// read them then), and their flags (`new`, `last`).
+    /// read them then), and their flags (`FLAG_NEW`, `FLAG_LAST`, `FLAG_REFRESH`).
     #[inline(always)]
     pub(super) fn write_pairs(
         &mut self,
-        pairs: impl Iterator<Item = (Option<([f64; 2], [u32; 2])>, bool, bool)>,
+        pairs: impl Iterator<Item = (Option<([f64; 2], [u32; 2])>, u8)>,
     ) {
         let n = self.len;
         let p = &mut self.pairs;
@@ -225,11 +225,11 @@ impl LawColumns {
             .zip(&mut m1[..n])
             .zip(i0[..n].iter_mut().zip(&mut i1[..n]))
             .zip(&mut p.flags[..n]);
-        for ((((m0, m1), (i0, i1)), flags), (pair, new, last)) in columns.zip(pairs) {
+        for ((((m0, m1), (i0, i1)), flags), (pair, f)) in columns.zip(pairs) {
             if let Some((mass, material)) = pair {
                 (*m0, *m1, *i0, *i1) = (mass[0], mass[1], material[0], material[1]);
             }
-            *flags = if new { FLAG_NEW } else { 0 } | if last { FLAG_LAST } else { 0 };
+            *flags = f;
         }
     }
 

@@ -20,7 +20,7 @@ use crate::support::error::DemError;
 use crate::support::team::{FirstError, Parts};
 use crate::support::workers::recycle;
 use abi_stable::std_types::RResult;
-use dem_api::{LawOutput, LawReads, RawGeom};
+use dem_api::{LawOutput, LawReads, RawGeom, FLAG_LAST, FLAG_NEW, FLAG_REFRESH};
 use nalgebra::Vector3;
 
 /// Where the law pass finds the contacts' geometry.
@@ -265,18 +265,22 @@ fn run_law(
     let columns = &mut scratch.law;
     columns.resize(picked.len(), law.state_len, !in_place);
     // The masses and materials of a contact only when the law reads them: at every step,
-    // or at onset only (for its constants).
+    // or when it computes its constants (at onset, and after a change of the law's
+    // parameters or of the materials).
     let every = law.reads.contains(LawReads::PAIR);
+    let refresh = if law.refresh { FLAG_REFRESH } else { 0 };
     columns.write_pairs(picked.iter().map(|&i| {
         let c = &w.list[i];
-        let pair = (every || c.new).then(|| {
+        let flags =
+            refresh | if c.new { FLAG_NEW } else { 0 } | if c.ending { FLAG_LAST } else { 0 };
+        let pair = (every || flags & (FLAG_NEW | FLAG_REFRESH) != 0).then(|| {
             let [b1, b2] = pairs[i].map(|b| b as usize);
             (
                 [p.law_mass(b1), p.law_mass(b2)],
                 [p.material[b1], p.material[b2]],
             )
         });
-        (pair, c.new, c.ending)
+        (pair, flags)
     }));
     if !in_place {
         for (k, &i) in picked.iter().enumerate() {

@@ -36,6 +36,7 @@ use crate::engines::images::{Periodic, SavedPeriodic};
 use crate::engines::inlet::InletState;
 use crate::engines::motion::{SavedMotion, ServoState};
 use crate::engines::outlet::OutletState;
+use crate::model::changes::Changes;
 use crate::model::energy::Ledger;
 use crate::model::particles::{Dofs, Shape};
 use crate::scene::{InputFile, Scene};
@@ -66,8 +67,10 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// move clumps down in storage), and in a scene with inlets or outlets each clump whole
 /// (template name, shape, mass, inertia: inserted clumps, and removed ones). 11: the loads
 /// applied from outside (forces and torques by scene id, set from Python or Rust), and
-/// whether particles were added or removed from outside.
-pub const FORMAT_VERSION: u32 = 11;
+/// whether particles were added or removed from outside. 12: the laws' parameters and
+/// the materials changed from outside, and which laws have yet to refresh their contacts'
+/// constants.
+pub const FORMAT_VERSION: u32 = 12;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -186,6 +189,10 @@ pub struct Checkpoint {
     applied: Applied,
     /// Were particles added or removed from outside (the population is not the scene's)?
     reshaped: bool,
+    /// Laws' parameters and materials changed from outside (format 12 on).
+    changes: Changes,
+    /// The laws whose contacts compute their constants again at the next step.
+    refresh: Vec<u16>,
     /// Scene ids given so far (to the particles held and to those removed).
     issued: u64,
     /// Storage indices of each moving boundary's members (order of the scene's motions):
@@ -304,6 +311,8 @@ impl Checkpoint {
             gravity: sim.integrator.gravity,
             applied: sim.applied().clone(),
             reshaped: sim.reshaped,
+            changes: sim.changes().clone(),
+            refresh: sim.refreshing(),
             issued: sim.order.issued(p.len()) as u64,
             members: sim
                 .motions

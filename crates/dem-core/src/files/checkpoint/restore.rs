@@ -231,6 +231,8 @@ impl Checkpoint {
         sim.integrator.gravity = self.gravity;
         sim.applied = self.applied;
         sim.reshaped = self.reshaped;
+        sim.apply_changes(plugins, &self.changes, &self.refresh)
+            .map_err(|e| failure(path, format!("the changes made during the run: {e}")))?;
         let sizes = |a: &[Vec<u32>]| a.iter().map(Vec::len).collect::<Vec<_>>();
         let ours = sim
             .motions

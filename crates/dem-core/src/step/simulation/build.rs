@@ -319,6 +319,7 @@ impl Simulation {
             chooser: Default::default(),
             ranks: None,
             applied: Default::default(),
+            changes: Default::default(),
             fluid,
             reshaped: false,
         })
