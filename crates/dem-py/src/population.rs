@@ -75,6 +75,33 @@ impl PySimulation {
         Ok(ids.into_pyarray(py).into_any())
     }
 
+    /// Adds bodies between two steps, written as a scene's `bodies`: a list of
+    /// `dem.scene` variants (`Polyhedron(vertices=..., material="rock")`,
+    /// `Clump(template="pair", position=(0, 0, 0.1), material="glass")`, `Sphere(...)`,
+    /// generators such as `RandomFill(...)`) or its RON text. Returns the scene ids of
+    /// their particles (a clump's members). Their energy is booked as `inflow`.
+    /// ValueError (nothing added) naming the body for what the scene parser refuses,
+    /// walls, meshes and blocked degrees of freedom, a rigid material, an overlap with a
+    /// particle present or another added body, a shape the run has no functor for, or a
+    /// critical step below the time step.
+    fn add_bodies<'py>(
+        &self,
+        py: Python<'py>,
+        bodies: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text: String = if bodies.is_instance_of::<pyo3::types::PyString>() {
+            bodies.extract()?
+        } else {
+            let list = py.import("builtins")?.call_method1("list", (bodies,))?;
+            py.import("dem.scene")?
+                .call_method1("to_ron", (list,))?
+                .extract()?
+        };
+        let ids = self.lock()?.sim.add_bodies(&text).map_err(value_error)?;
+        let ids: Vec<i64> = ids.into_iter().map(|id| id as i64).collect();
+        Ok(ids.into_pyarray(py).into_any())
+    }
+
     /// Removes the particles `ids` (scene ids) with their contacts, between two steps,
     /// as an outlet does: the others keep their ids; their energy and their contacts'
     /// elastic energy leave the ledger as `outflow`. Returns that energy, J. ValueError

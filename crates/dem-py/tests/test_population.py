@@ -2,6 +2,8 @@
 state, the ledger's total stays (the energy moves to inflow or outflow), a checkpoint
 keeps the new population; bad requests change nothing."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -75,3 +77,52 @@ def test_bad_additions_add_nothing(plugins):
     with pytest.raises(ValueError, match="2 radii for 1 spheres"):
         sim.add_spheres([[0.5, 0, 0.5]], [0.01, 0.02], "glass")
     assert len(sim) == 2
+
+
+ROCKS = """Scene(
+    materials: {
+        "rock": (density: 2600, young: 1e8, poisson: 0.25, friction: 0.5),
+    },
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
+            params: (kn: 1e5, restitution: 0.5))],
+    clump_templates: { "pair": (members: [((-0.01, 0, 0), 0.01), ((0.01, 0, 0), 0.01)]) },
+    bodies: [
+        Polyhedron(vertices: [(0, 0, 0), (0.03, 0, 0), (0, 0.03, 0), (0, 0, 0.03)],
+                   material: "rock"),
+        Sphere(center: (0.2, 0, 0.01), radius: 0.01, material: "rock"),
+        Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "rock"),
+    ],
+    gravity: (0, 0, -9.81),
+    timestep: Critical(0.1),
+    duration: Steps(100000),
+)"""
+
+
+def test_polyhedra_and_clumps_added_as_scene_bodies(plugins):
+    from dem.scene import Clump, Polyhedron
+
+    sim = dem.Simulation.from_ron(ROCKS, plugins=plugins)
+    sim.run(steps=200)
+    total = sim.ledger["total"]
+    tet = [(0.1, 0, 0.05), (0.13, 0, 0.05), (0.1, 0.03, 0.05), (0.1, 0, 0.08)]
+    ids = sim.add_bodies(
+        [
+            Polyhedron(vertices=tet, material="rock", velocity=(0, 0, -0.1)),
+            Clump(template="pair", position=(-0.1, 0, 0.1), material="rock"),
+        ]
+    )
+    np.testing.assert_array_equal(ids, [3, 4, 5])
+    assert list(sim.kinds[3:]) == ["Polyhedron", "Sphere", "Sphere"]
+    # A tetrahedron of legs 3 cm: volume 4.5e-6 m^3; its centroid a quarter up.
+    assert sim.masses[3] == pytest.approx(2600 * 0.03**3 / 6, rel=1e-12)
+    np.testing.assert_allclose(sim.positions[3], [0.1075, 0.0075, 0.0575], rtol=1e-12)
+    assert sim.ledger["total"] == pytest.approx(total, abs=1e-15)
+    assert sim.ledger["inflow"] > 0
+    # RON text works too; what cannot be added says why.
+    with pytest.raises(ValueError, match="overlaps"):
+        sim.add_bodies('[Sphere(center: (0.2, 0, 0.015), radius: 0.01, material: "rock")]')
+    twin = pickle.loads(pickle.dumps(sim))
+    sim.run(steps=3000)
+    twin.run(steps=3000)
+    np.testing.assert_array_equal(sim.positions, twin.positions)
+    assert sim.positions[3][2] < 0.0575, "it fell"

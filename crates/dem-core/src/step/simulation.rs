@@ -37,6 +37,7 @@ use std::time::Instant;
 use watched::Watched;
 
 mod active_threads;
+mod added;
 mod build;
 pub mod changes;
 mod control;

@@ -279,6 +279,21 @@ class Simulation:
         a sphere or a wall (on the wrong side of a one-sided wall included). Checkpoints
         keep them."""
 
+    def add_bodies(self, bodies: Union[str, Sequence[Any]]) -> npt.NDArray[np.int64]:
+        """Adds bodies between two steps, written as a scene's ``bodies``: a list of
+        ``dem.scene`` variants (``Polyhedron(vertices=..., material="rock")``,
+        ``Clump(template="pair", position=(0, 0, 0.1), material="glass")``, ``Sphere(...)``,
+        generators such as ``RandomFill(...)`` or ``Rocks(...)``) or its RON text. Each is
+        made as the scene makes its bodies; returns the scene ids of their particles (a
+        clump's members), the next ones. Their energy is booked as ``inflow`` so that
+        ``total`` stays. Raises ValueError naming the body, with nothing added, for what
+        the scene parser refuses (line and field named), walls, boxes, meshes, CSV imports
+        and blocked degrees of freedom, a rigid material, an overlap with a particle
+        present or another added body (a polyhedron by its bounding sphere), a shape or
+        material pair the run has no functor or law for (chosen when the run is built:
+        put a body of that shape in the scene), or a critical step below the time step.
+        Checkpoints keep them whole."""
+
     def remove_particles(self, ids: Sequence[int]) -> float:
         """Removes the particles ``ids`` (scene ids) with their contacts, between two
         steps, as an outlet does: the others keep their ids (``ids`` shows who is left);

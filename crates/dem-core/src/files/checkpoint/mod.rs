@@ -226,12 +226,11 @@ impl Checkpoint {
     /// The state of `sim` now; `plugins` is the set it was built with.
     pub fn capture(sim: &Simulation, plugins: &PluginSet, extra: Vec<u8>) -> Checkpoint {
         let d = &sim.dispatch;
-        // The scene cannot make an inserted polyhedron again: its data is saved.
-        let inserts_polyhedra = sim
-            .flow
-            .inlets
-            .iter()
-            .any(|inlet| inlet.maker.kind() == dem_api::ShapeKind::POLYHEDRON);
+        // The scene cannot make an inserted polyhedron again (by an inlet, or added from
+        // outside): its data is saved.
+        let inserts_polyhedra = sim.reshaped
+            || (sim.flow.inlets.iter())
+                .any(|inlet| inlet.maker.kind() == dem_api::ShapeKind::POLYHEDRON);
         let mut stamps: Vec<PluginStamp> = Vec::new();
         let served = d
             .geoms
