@@ -181,6 +181,27 @@ fn check_terms(
     ))
 }
 
+/// Most runs of one functor for which a chunk's geometry is called run by run (beyond,
+/// the contacts of each functor are copied together for one call).
+const MAX_RUNS: usize = 32;
+
+/// The bounds of the runs of contacts of one functor in `list` (not empty): `0` and the
+/// end of each run, into `bounds`, if there are at most `most` runs.
+fn runs_of<'b>(list: &[Contact], most: usize, bounds: &'b mut Vec<usize>) -> Option<&'b [usize]> {
+    bounds.clear();
+    bounds.push(0);
+    for (k, w) in list.windows(2).enumerate() {
+        if w[0].geom != w[1].geom {
+            if bounds.len() > most {
+                return None;
+            }
+            bounds.push(k + 1);
+        }
+    }
+    bounds.push(list.len());
+    Some(bounds)
+}
+
 /// The bodies (body 1, body 2) and terms of every contact of `list`, into `pairs` and
 /// `features`: read once per chunk, by the geometry call and by every stage after it.
 pub(super) fn pairs_of(list: &[Contact], pairs: &mut Vec<[u32; 2]>, features: &mut Vec<u32>) {
@@ -270,6 +291,28 @@ pub(super) fn geometry_chunk(
         let kept = state.as_mut().map(KeptState::columns);
         let asked = (pairs, features, f64::INFINITY);
         return call_geometry(cx, geom, asked, (None, kept), raw, pair);
+    }
+    // A few runs of one functor each (the usual mixed chunk: the contacts created and
+    // moved since the last rebuild break the slot order here and there): one call per run,
+    // straight into `raw` with the state in place, no copies.
+    if list.is_empty() {
+        return Ok(());
+    }
+    if let Some(runs) = runs_of(list, MAX_RUNS, &mut scratch.picked) {
+        for r in runs.windows(2) {
+            let (start, run) = (r[0], r[0]..r[1]);
+            let geom = &cx.dispatch.geoms[list[start].geom as usize];
+            let pair = |k: usize| (list[start + k].a, list[start + k].b);
+            let mut kept = state.as_mut().map(|s| KeptState {
+                block: &mut *s.block,
+                offset: s.offset,
+                first: s.first + start,
+            });
+            let asked = (&pairs[run.clone()], &features[run.clone()], f64::INFINITY);
+            let columns = kept.as_mut().map(KeptState::columns);
+            call_geometry(cx, geom, asked, (None, columns), &mut raw[run], pair)?;
+        }
+        return Ok(());
     }
     for gi in 0..scratch.kinds.len() {
         let g = scratch.kinds[gi];
