@@ -175,12 +175,21 @@ fn lanes_of<L: LaneLaw>(
     ];
     let mut first = 0;
     // Columns (how the solver stores state): all lanes but the last read and write every
-    // column with vector loads and stores.
-    if state.item_stride == 1 {
+    // column with vector loads and stores, each slot's column cut once to the batch (the
+    // view checked that the layout fits: `StateColumns::fits`).
+    if state.item_stride == 1 && len >= 4 {
+        let n = L::Constants::LEN + L::STATE_LEN;
+        let stride = state.slot_stride as usize;
+        let mut columns: [&mut [f64]; MAX_SLOTS] = std::array::from_fn(|_| &mut [][..]);
+        for (c, column) in columns[..n]
+            .iter_mut()
+            .zip(state.values.chunks_mut(stride.max(1)))
+        {
+            *c = &mut column[..len];
+        }
         while first + 4 <= len {
             current.set(first);
-            let at = [first, first + 1, first + 2, first + 3];
-            lane_of::<L, true>(law, view, state, &mut out, &at);
+            lane_of_columns(law, view, &mut columns, &mut out, first);
             first += 4;
         }
     }
@@ -193,7 +202,7 @@ fn lanes_of<L: LaneLaw>(
             (first + 2).min(len - 1),
             (first + 3).min(len - 1),
         ];
-        lane_of::<L, false>(law, view, state, &mut out, &at);
+        lane_of(law, view, state, &mut out, &at);
         first += 4;
     }
 }
@@ -243,20 +252,10 @@ fn put<const WHOLE: bool>(c: &mut [f64], at: &[usize; 4], v: F64x4) {
     }
 }
 
-/// One lane of [`lanes_of`]: the contacts `at`, four consecutive ones with state in
-/// columns when `WHOLE`.
+/// What a lane of contacts reads of the batch's columns (`WHOLE`: the four from `at[0]`).
 #[inline(always)]
-fn lane_of<L: LaneLaw, const WHOLE: bool>(
-    law: &L,
-    view: &LawView<'_>,
-    state: &mut StateColumns<'_>,
-    out: &mut Outs<'_>,
-    at: &[usize; 4],
-) {
-    let k = L::Constants::LEN;
-    let n = k + L::STATE_LEN;
-    let mut slots = [F64x4::default(); MAX_SLOTS];
-    let input = LaneInput {
+fn lane_input<const WHOLE: bool>(view: &LawView<'_>, at: &[usize; 4]) -> LaneInput<F64x4> {
+    LaneInput {
         u: col3::<WHOLE>(&view.u, at),
         u_dot: col3::<WHOLE>(&view.u_dot, at),
         phi: col3::<WHOLE>(&view.phi, at),
@@ -270,35 +269,64 @@ fn lane_of<L: LaneLaw, const WHOLE: bool>(
         dt: view.dt,
         new: flag(view.flags, at, FLAG_NEW),
         last: flag(view.flags, at, FLAG_LAST),
-    };
+    }
+}
+
+/// One lane of [`lanes_of`] of four consecutive contacts from `first`, their state slots
+/// in `columns` (one per slot, cut to the batch).
+#[inline(always)]
+fn lane_of_columns<L: LaneLaw>(
+    law: &L,
+    view: &LawView<'_>,
+    columns: &mut [&mut [f64]; MAX_SLOTS],
+    out: &mut Outs<'_>,
+    first: usize,
+) {
+    let k = L::Constants::LEN;
+    let n = k + L::STATE_LEN;
+    let at = [first, first + 1, first + 2, first + 3];
+    let input = lane_input::<true>(view, &at);
+    let mut slots = [F64x4::default(); MAX_SLOTS];
+    for (s, c) in slots[..n].iter_mut().zip(columns.iter()) {
+        *s = F64x4::load(c, first);
+    }
+    let (consts, own) = slots[..n].split_at_mut(k);
+    let o = law.law_lanes(&input, consts, own);
+    for (s, c) in own.iter().zip(columns[k..n].iter_mut()) {
+        s.store(c, first);
+    }
+    for (c, v) in out.iter_mut().zip(o.values()) {
+        put::<true>(c, &at, v);
+    }
+}
+
+/// One lane of [`lanes_of`] anywhere else: the contacts `at` (a short last lane, or the
+/// row layout), their slots read and written one by one.
+#[inline(always)]
+fn lane_of<L: LaneLaw>(
+    law: &L,
+    view: &LawView<'_>,
+    state: &mut StateColumns<'_>,
+    out: &mut Outs<'_>,
+    at: &[usize; 4],
+) {
+    let k = L::Constants::LEN;
+    let n = k + L::STATE_LEN;
+    let input = lane_input::<false>(view, at);
+    let mut slots = [F64x4::default(); MAX_SLOTS];
     for (j, s) in slots[..n].iter_mut().enumerate() {
-        *s = if WHOLE {
-            F64x4::load(&state.values, state.index(at[0], j))
-        } else {
-            let v = &state.values;
-            F64x4([
-                v[state.index(at[0], j)],
-                v[state.index(at[1], j)],
-                v[state.index(at[2], j)],
-                v[state.index(at[3], j)],
-            ])
-        };
+        *s = F64x4(at.map(|i| state.values[state.index(i, j)]));
     }
     let (consts, own) = slots[..n].split_at_mut(k);
     let o = law.law_lanes(&input, consts, own);
     for (j, s) in slots[..n].iter().enumerate().skip(k) {
-        if WHOLE {
-            let x = state.index(at[0], j);
-            s.store(&mut state.values, x);
-        } else {
-            for (l, &i) in at.iter().enumerate() {
-                let x = state.index(i, j);
-                state.values[x] = s.0[l];
-            }
+        for (l, &i) in at.iter().enumerate() {
+            let x = state.index(i, j);
+            state.values[x] = s.0[l];
         }
     }
     for (c, v) in out.iter_mut().zip(o.values()) {
-        put::<WHOLE>(c, at, v);
+        put::<false>(c, at, v);
     }
 }
 
