@@ -95,12 +95,26 @@ impl Simulation {
             brought.iter_mut().zip(e).for_each(|(b, e)| *b += e);
             self.clumps.push(c);
         }
-        let [kinetic, rotational, potential] = brought;
+        self.book_inflow(brought);
+        Ok(self.appended(n))
+    }
+
+    /// Books what added bodies bring (kinetic, rotational and potential energy, J) as
+    /// `inflow`, added to those entries so that the total stays.
+    pub(super) fn book_inflow(&mut self, [kinetic, rotational, potential]: [f64; 3]) {
         self.ledger.kinetic += kinetic;
         self.ledger.rotational += rotational;
         self.ledger.potential += potential;
         self.ledger.inflow += kinetic + rotational + potential;
-        let added = fresh.len();
+    }
+
+    /// Takes in the particles pushed from storage index `n` on (scene ids, clumps, free
+    /// runs, periodic images); returns their scene ids.
+    pub(super) fn appended(&mut self, n: usize) -> Vec<u64> {
+        let added = self.particles.len() - n;
+        if added == 0 {
+            return Vec::new();
+        }
         self.order.append(n, added);
         self.reindex_clumps();
         self.refresh_free_runs();
@@ -108,7 +122,7 @@ impl Simulation {
             per.grow(&self.particles, &mut self.contacts);
         }
         self.reshaped = true;
-        Ok((n..n + added).map(|i| self.order.id(i) as u64).collect())
+        (n..n + added).map(|i| self.order.id(i) as u64).collect()
     }
 
     /// Fails unless the run has a geometry functor for every pair of shapes and a law for

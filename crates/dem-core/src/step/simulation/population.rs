@@ -361,26 +361,13 @@ impl Simulation {
             );
             let i = self.particles.len() - 1;
             let (mass, j) = (self.particles.mass[i], self.particles.inertia[i].x);
-            let kinetic = 0.5 * mass * s.velocity.norm_squared();
-            let rotational = 0.5 * j * s.angular_velocity.norm_squared();
-            let potential = -mass * g.dot(&s.center);
-            self.ledger.kinetic += kinetic;
-            self.ledger.rotational += rotational;
-            self.ledger.potential += potential;
-            self.ledger.inflow += kinetic + rotational + potential;
+            self.book_inflow([
+                0.5 * mass * s.velocity.norm_squared(),
+                0.5 * j * s.angular_velocity.norm_squared(),
+                -mass * g.dot(&s.center),
+            ]);
         }
-        let added = spheres.len();
-        if added == 0 {
-            return Ok(Vec::new());
-        }
-        self.order.append(n, added);
-        self.reindex_clumps();
-        self.refresh_free_runs();
-        if let Some(per) = &mut self.periodic {
-            per.grow(&self.particles, &mut self.contacts);
-        }
-        self.reshaped = true;
-        Ok((n..n + added).map(|i| self.order.id(i) as u64).collect())
+        Ok(self.appended(n))
     }
 
     /// Removes the particles `ids` (scene ids) between two steps, with their contacts, as
