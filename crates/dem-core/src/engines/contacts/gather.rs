@@ -88,6 +88,11 @@ impl Contacts {
                     }
                 }
             }
+            // The energies of the chunk of particles being booked, kept in registers while
+            // the contacts stay with one chunk (they come by particle `a`): the same
+            // additions in the same order as into `sums`, without a store and a load
+            // between two of them.
+            let (mut chunk, mut acc) = (usize::MAX, [0.0; 4]);
             held.each(|k| {
                 let [b1, b2] = bodies[k as usize];
                 // Ids below `lo` (and `NONE`, and `ENDING | a`) wrap to values past the
@@ -101,11 +106,17 @@ impl Contacts {
                 let v = |f: usize| group[f * 4 + lane];
                 let v3 = |f: usize| Vector3::new(v(f), v(f + 1), v(f + 2));
                 if ia < force.len() {
-                    let e = &mut sums[ia / PER];
-                    e[0] += v(ENERGY);
-                    e[1] += v(ENERGY + 1);
-                    e[2] += v(ENERGY + 2);
-                    e[3] += f64::from(u8::from(b2 != NONE));
+                    if ia / PER != chunk {
+                        if chunk != usize::MAX {
+                            sums[chunk] = acc;
+                        }
+                        chunk = ia / PER;
+                        acc = sums[chunk];
+                    }
+                    acc[0] += v(ENERGY);
+                    acc[1] += v(ENERGY + 1);
+                    acc[2] += v(ENERGY + 2);
+                    acc[3] += f64::from(u8::from(b2 != NONE));
                 }
                 let f = v3(FORCE);
                 if i2 < force.len() {
@@ -117,6 +128,9 @@ impl Contacts {
                     torque[i1] += v3(TORQUE);
                 }
             });
+            if chunk != usize::MAX {
+                sums[chunk] = acc;
+            }
         });
         let mut t = ContactTotals::default();
         for x in &self.gather.totals {
