@@ -30,6 +30,7 @@ use dem_api::lane::Lane;
 use dem_api::sdk::parts::{
     effective_inertia, effective_shear, pair_friction, params, viscous_coefficient, DampingForm,
     DampingFrom, Dashpot, Hertz, NormalForce, Resistance, SpringSlider, ViscousRate,
+    CONTACT_STATE_NAMES,
 };
 use dem_api::sdk::{LaneInput, LaneLaw, LaneOutput, Law, Param};
 use dem_api::{LawInput, LawOutput, LawPair};
@@ -107,21 +108,8 @@ const R0: usize = D0 + Dashpot::<2>::SLOTS;
 const W0: usize = R0 + Resistance::slots(2);
 const END: usize = W0 + Resistance::slots(1);
 
-/// Names of the state slots (N, m/s, N, N, N/m, N, N, N m, N m, N m/rad, N m, N m/rad).
-const STATE_NAMES: &[&str] = &[
-    "normal_damping_force",
-    "normal_rate_prev",
-    "shear_force_y",
-    "shear_force_z",
-    "shear_stiffness_prev",
-    "shear_dashpot_y",
-    "shear_dashpot_z",
-    "rolling_torque_y",
-    "rolling_torque_z",
-    "rolling_stiffness_prev",
-    "twisting_torque",
-    "twisting_stiffness_prev",
-];
+/// Names of the state slots: the SDK parts' stacked layout, which these are.
+const STATE_NAMES: &[&str] = &CONTACT_STATE_NAMES;
 const _: () = assert!(STATE_NAMES.len() == END, "a name per state slot");
 
 impl Law for HertzMindlin {

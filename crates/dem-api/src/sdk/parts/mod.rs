@@ -45,6 +45,37 @@ pub use spring::{SpringOut, SpringSlider};
 
 use crate::lane::Lane;
 
+/// Names of the state slots of a law that stacks, in this order, [`NormalForce`] (the
+/// damping force, N), [`ViscousRate`] (the previous normal rate, m/s), a two-component
+/// [`SpringSlider`] (force y, z in N, previous stiffness N/m), a two-component
+/// [`Dashpot`] (N), a rolling [`Resistance`] (torque y, z in N m, previous stiffness
+/// N m/rad) and a twisting one (torque N m, previous stiffness N m/rad): the layout of the
+/// shipped linear and Hertz-Mindlin laws, for their `Law::STATE_NAMES`.
+pub const CONTACT_STATE_NAMES: [&str; 12] = [
+    "normal_damping_force",
+    "normal_rate_prev",
+    "shear_force_y",
+    "shear_force_z",
+    "shear_stiffness_prev",
+    "shear_dashpot_y",
+    "shear_dashpot_z",
+    "rolling_torque_y",
+    "rolling_torque_z",
+    "rolling_stiffness_prev",
+    "twisting_torque",
+    "twisting_stiffness_prev",
+];
+const _: () = assert!(
+    CONTACT_STATE_NAMES.len()
+        == NormalForce::SLOTS
+            + ViscousRate::SLOTS
+            + SpringSlider::<2>::SLOTS
+            + Dashpot::<2>::SLOTS
+            + Resistance::slots(2)
+            + Resistance::slots(1),
+    "a name per slot of the stacked parts"
+);
+
 /// Energy the contact takes from the bodies during one step, J: the work of a force (or
 /// torque) going from `prev` at `t - dt` to `now` at `t` against the relative motion
 /// `rate` (at `t - dt/2`), by the trapezoid rule: `-(prev + now)/2 . rate dt`.
