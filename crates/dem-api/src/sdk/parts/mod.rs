@@ -50,7 +50,8 @@ use crate::lane::Lane;
 /// [`SpringSlider`] (force y, z in N, previous stiffness N/m), a two-component
 /// [`Dashpot`] (N), a rolling [`Resistance`] (torque y, z in N m, previous stiffness
 /// N m/rad) and a twisting one (torque N m, previous stiffness N m/rad): the layout of the
-/// shipped linear and Hertz-Mindlin laws, for their `Law::STATE_NAMES`.
+/// shipped linear and Hertz-Mindlin laws, for their `Law::STATE_NAMES` (each law checks
+/// their number against its layout).
 pub const CONTACT_STATE_NAMES: [&str; 12] = [
     "normal_damping_force",
     "normal_rate_prev",
@@ -65,16 +66,6 @@ pub const CONTACT_STATE_NAMES: [&str; 12] = [
     "twisting_torque",
     "twisting_stiffness_prev",
 ];
-const _: () = assert!(
-    CONTACT_STATE_NAMES.len()
-        == NormalForce::SLOTS
-            + ViscousRate::SLOTS
-            + SpringSlider::<2>::SLOTS
-            + Dashpot::<2>::SLOTS
-            + Resistance::slots(2)
-            + Resistance::slots(1),
-    "a name per slot of the stacked parts"
-);
 
 /// Energy the contact takes from the bodies during one step, J: the work of a force (or
 /// torque) going from `prev` at `t - dt` to `now` at `t` against the relative motion
