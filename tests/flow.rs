@@ -124,7 +124,7 @@ fn inserted_spheres_overlap_nothing_present_nor_each_other() {
                     facets_near += (d < 2.0 * s.radius) as usize;
                     d - s.radius - f.shape.halfthick
                 }
-                Shape::Polyhedron(_) => unreachable!(),
+                Shape::Polyhedron(_) | Shape::Plugin(_) => unreachable!(),
             };
             assert!(
                 gap >= -1e-12,

@@ -19,7 +19,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every plugin package of the workspace.
-pub const PLUGINS: [&str; 12] = [
+pub const PLUGINS: [&str; 13] = [
     "cg2-facet-sphere",
     "cg2-polyhedron",
     "cg2-sphere-sphere",
@@ -32,6 +32,7 @@ pub const PLUGINS: [&str; 12] = [
     "law-cohesive",
     "law-adhesion",
     "test-faulty",
+    "shape-superquadric",
 ];
 
 /// The workspace root.

@@ -39,6 +39,7 @@ pub mod law;
 pub mod law_view;
 pub mod log;
 pub mod math;
+pub mod plugin_shape;
 pub mod polyhedron;
 pub mod reads;
 pub mod root;
@@ -56,6 +57,10 @@ pub use law::{LawInput, LawOutput, LawPair, Material, Onset};
 pub use law_view::LawView;
 pub use log::{HostLogger, LogLevel};
 pub use math::{Mat3, Quat, Vec3};
+pub use plugin_shape::{
+    NewShapeFn, ShapeBox, ShapeInfo, ShapeListFn, ShapeModel, ShapeProperties, Surface,
+    NEW_SHAPE_SYMBOL, SHAPE_LIST_SYMBOL,
+};
 pub use polyhedron::{FacePlane, PolyhedronData, PolyhedronShape};
 pub use reads::{GeomReads, LawReads};
 pub use root::{FunctorInfo, FunctorRole, ParamDoc, PluginRoot, PluginRootRef, API_VERSION};

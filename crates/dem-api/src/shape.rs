@@ -30,15 +30,29 @@ impl ShapeKind {
     pub const FACET: ShapeKind = ShapeKind(3);
     /// A rigid convex polyhedron; record [`PolyhedronShape`].
     pub const POLYHEDRON: ShapeKind = ShapeKind(4);
+    /// In a functor's declaration ([`crate::sdk::Geometry::SHAPES`]): a shape offered by
+    /// a plugin, named by [`crate::sdk::Geometry::SHAPE_NAMES`]. Never the kind of a body.
+    pub const NAMED: ShapeKind = ShapeKind(0);
+    /// The first kind the solver gives to plugin shapes (dem-api 0.5.2), in the order it
+    /// loads their names; see [`crate::plugin_shape`]. Their records are read with
+    /// [`ShapeView::plugin_record`].
+    pub const FIRST_PLUGIN: u32 = 16;
 
-    /// The name used in scenes and in functor declarations (`"Sphere"`, `"Wall"`, ...).
+    /// Is this the kind of a plugin shape?
     #[inline]
-    pub fn name(self) -> &'static str {
-        match self {
-            ShapeKind::SPHERE => "Sphere",
-            ShapeKind::WALL => "Wall",
-            ShapeKind::FACET => "Facet",
-            ShapeKind::POLYHEDRON => "Polyhedron",
+    pub const fn is_plugin(self) -> bool {
+        self.0 >= Self::FIRST_PLUGIN
+    }
+
+    /// The name used in scenes and in functor declarations (`"Sphere"`, `"Wall"`, ...);
+    /// `"Unknown"` for the kinds of plugin shapes, whose names the solver holds.
+    #[inline]
+    pub const fn name(self) -> &'static str {
+        match self.0 {
+            1 => "Sphere",
+            2 => "Wall",
+            3 => "Facet",
+            4 => "Polyhedron",
             _ => "Unknown",
         }
     }
@@ -155,6 +169,41 @@ impl<'a> ShapeView<'a> {
 }
 
 impl<'a> ShapeView<'a> {
+    /// A view of a body of a plugin shape (built by the solver): `record` is what the
+    /// body's [`ShapeModel::record`](crate::plugin_shape::ShapeModel::record) returns,
+    /// `radius` its bounding radius, m.
+    ///
+    /// # Safety
+    /// `kind` must be a plugin kind ([`ShapeKind::is_plugin`]) and `record` must stay
+    /// valid and unchanged for `'a`.
+    #[inline]
+    pub unsafe fn of_plugin(
+        kind: ShapeKind,
+        record: *const core::ffi::c_void,
+        radius: f64,
+    ) -> Self {
+        ShapeView {
+            kind,
+            record,
+            radius,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The record of a plugin shape, read as `T`; `None` for the built-in kinds.
+    ///
+    /// # Safety
+    /// `T` must be the record type of the shape the functor declared for this body (the
+    /// solver hands a functor only bodies of the shape names it declared, and a shape
+    /// name belongs to one plugin).
+    #[inline]
+    pub unsafe fn plugin_record<T>(&self) -> Option<&'a T> {
+        // SAFETY: the caller vouches for the type; the solver keeps the record alive.
+        self.kind
+            .is_plugin()
+            .then(|| unsafe { &*(self.record as *const T) })
+    }
+
     /// The polyhedron record, if this is a polyhedron.
     #[inline]
     pub fn polyhedron(&self) -> Option<&'a PolyhedronShape> {

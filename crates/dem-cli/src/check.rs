@@ -1,6 +1,9 @@
-//! `dem check`: what a scene loads to (particles, time step, inlets and outlets, fluid,
-//! clumps by template, functors and laws), printed without running it.
+//! `dem check`: what a scene loads to (particles, time step, inlets and outlets, plugin
+//! shapes, fluid, clumps by template, functors and laws), printed without running it.
 
+use dem_core::model::particles::Shape;
+use dem_core::model::plugin_body::PluginBody;
+use dem_core::setup::plugins::PluginSet;
 use dem_core::Simulation;
 use std::path::Path;
 
@@ -33,8 +36,49 @@ pub fn flow_lines(sim: &Simulation) -> Vec<String> {
     inlets.chain(outlets).collect()
 }
 
-/// Prints what `sim`, loaded from `scene_path`, holds (the `dem check` report).
-pub fn report(sim: &Simulation, scene_path: &Path) {
+/// A line per kind of plugin-shape body (shape and parameters), then the shape's
+/// parameters with their units, as its plugin documents them.
+pub fn shape_lines(sim: &Simulation, plugins: &PluginSet) -> Vec<String> {
+    let mut kinds: Vec<(&PluginBody, usize)> = Vec::new();
+    for s in &sim.particles.shape {
+        let Shape::Plugin(b) = s else { continue };
+        match kinds.iter_mut().find(|(k, _)| **k == **b) {
+            Some(k) => k.1 += 1,
+            None => kinds.push((b, 1)),
+        }
+    }
+    let mut lines = Vec::new();
+    let mut documented: Vec<&str> = Vec::new();
+    for (b, count) in kinds {
+        let p = &b.properties;
+        lines.push(format!(
+            "  {count} bodies of shape {} ({}): volume {:.4e} m^3, principal moments per unit \
+             density ({:.4e}, {:.4e}, {:.4e}) m^5, bounding radius {:.4e} m",
+            b.name,
+            b.params.split_whitespace().collect::<Vec<_>>().join(" "),
+            p.volume,
+            p.inertia.x,
+            p.inertia.y,
+            p.inertia.z,
+            p.bounding_radius
+        ));
+        if documented.contains(&b.name.as_str()) {
+            continue;
+        }
+        documented.push(&b.name);
+        if let Some((plugin, info)) = plugins.shapes().find(|(_, s)| s.name == b.name) {
+            lines.push(format!("    shape {} from plugin {}:", b.name, plugin.name));
+            for d in &info.params {
+                lines.push(format!("      {} [{}]: {}", d.name, d.unit, d.doc));
+            }
+        }
+    }
+    lines
+}
+
+/// Prints what `sim`, loaded from `scene_path` with `plugins`, holds (the `dem check`
+/// report).
+pub fn report(sim: &Simulation, scene_path: &Path, plugins: &PluginSet) {
     println!(
         "{}: ok: {} particles, {} materials, dt = {:.3e} s (critical {:.3e} s), {} steps",
         scene_path.display(),
@@ -45,6 +89,9 @@ pub fn report(sim: &Simulation, scene_path: &Path) {
         sim.end_step
     );
     for line in flow_lines(sim) {
+        println!("{line}");
+    }
+    for line in shape_lines(sim, plugins) {
         println!("{line}");
     }
     if let (Some(spec), Some(fluid)) = (&sim.scene.fluid, &sim.fluid) {

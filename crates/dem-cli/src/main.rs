@@ -218,12 +218,6 @@ fn probe_plugins(libraries: &[PathBuf]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn prepare(scene: &Path, extra: &[PathBuf]) -> Result<Simulation, DemError> {
-    let scene = Scene::load(scene)?;
-    let plugins = load_plugins(extra, Some(&scene))?;
-    Simulation::new(scene, &plugins)
-}
-
 /// Runs `f` inside a pool of `threads` workers (default: the cores this process may use,
 /// shared among the MPI ranks on this machine, see `dem_core::support::threads`): its size is the
 /// number of members of the solver's worker team (`dem_core::support::team`), which runs the phases
@@ -403,8 +397,10 @@ fn thread_line(sim: &Simulation) -> String {
 }
 
 fn check(scene_path: &Path, extra: &[PathBuf]) -> Result<(), DemError> {
-    let sim = prepare(scene_path, extra)?;
-    check::report(&sim, scene_path);
+    let scene = Scene::load(scene_path)?;
+    let plugins = load_plugins(extra, Some(&scene))?;
+    let sim = Simulation::new(scene, &plugins)?;
+    check::report(&sim, scene_path, &plugins);
     Ok(())
 }
 

@@ -6,9 +6,9 @@
 use crate::progress::{emit, Mode, Progress};
 use crate::record::{RunRecord, Session};
 use dem_core::files::output::{
-    energy_csv, flow_csv, flow_rows, has_polyhedra, mesh_rows, meshes_csv, stress_csv, stress_row,
-    write_atomic, write_durable, write_particles, write_vtk, FIELDS_STREAM, POLYHEDRA_STREAM,
-    STREAMS,
+    energy_csv, flow_csv, flow_rows, has_plugin_shapes, has_polyhedra, mesh_rows, meshes_csv,
+    stress_csv, stress_row, write_atomic, write_durable, write_particles, write_vtk, FIELDS_STREAM,
+    POLYHEDRA_STREAM, SHAPES_STREAM, STREAMS,
 };
 use dem_core::files::py_record::PyRecord;
 use dem_core::{Checkpoint, DemError, PluginSet, Simulation};
@@ -251,6 +251,9 @@ pub fn drive(
     let mut streams = STREAMS.to_vec();
     if has_polyhedra(&sim) {
         streams.push(POLYHEDRA_STREAM);
+    }
+    if has_plugin_shapes(&sim) {
+        streams.push(SHAPES_STREAM);
     }
     let fields = sim.scene.output.fields.is_some();
     let files = files_written(

@@ -17,7 +17,13 @@ fn expand(csv: &str) -> Result<usize, String> {
     let scene = dem_core::Scene::parse(text, &dir.join("scene.ron")).unwrap();
     let index = [("m".to_string(), 0u32)].into_iter().collect();
     let mut p = dem_core::model::particles::Particles::default();
-    dem_core::scene::expand_bodies(&scene, &index, &mut p).map_err(|e| e.to_string())?;
+    dem_core::scene::expand_bodies(
+        &scene,
+        &index,
+        &dem_core::model::plugin_body::NoShapes,
+        &mut p,
+    )
+    .map_err(|e| e.to_string())?;
     Ok(p.len())
 }
 

@@ -22,7 +22,13 @@ fn fill(material: &str) -> Result<Particles, String> {
         .map(|(i, k)| (k.clone(), i as u32))
         .collect();
     let mut p = Particles::default();
-    expand_bodies(&scene, &index, &mut p).map_err(|e| e.to_string())?;
+    expand_bodies(
+        &scene,
+        &index,
+        &dem_core::model::plugin_body::NoShapes,
+        &mut p,
+    )
+    .map_err(|e| e.to_string())?;
     Ok(p)
 }
 

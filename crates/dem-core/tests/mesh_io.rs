@@ -207,7 +207,13 @@ fn a_scale_that_collapses_the_mesh_is_refused() {
     let expand = |scale: &str| {
         let scene = dem_core::Scene::parse(&text(scale), &dir().join("scene.ron")).unwrap();
         let index = [("m".to_string(), 0u32)].into_iter().collect();
-        dem_core::scene::expand_bodies(&scene, &index, &mut Default::default()).map(|_| ())
+        dem_core::scene::expand_bodies(
+            &scene,
+            &index,
+            &dem_core::model::plugin_body::NoShapes,
+            &mut Default::default(),
+        )
+        .map(|_| ())
     };
     expand("0.001").unwrap();
     // A missing file: named with the scene and the field.

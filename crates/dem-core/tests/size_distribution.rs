@@ -229,7 +229,13 @@ fn fill_radii(phi: f64) -> Vec<f64> {
         .map(|(i, k)| (k.clone(), i as u32))
         .collect();
     let mut p = dem_core::model::particles::Particles::default();
-    dem_core::scene::expand_bodies(&scene, &index, &mut p).unwrap();
+    dem_core::scene::expand_bodies(
+        &scene,
+        &index,
+        &dem_core::model::plugin_body::NoShapes,
+        &mut p,
+    )
+    .unwrap();
     p.shape.iter().filter_map(|s| s.bounding_radius()).collect()
 }
 

@@ -44,7 +44,12 @@ pub fn scene(data: &[u8]) {
         .map(|(i, n)| (n.clone(), i as u32))
         .collect();
     let mut p = Default::default();
-    let _ = expand_bodies(&scene, &index, &mut p);
+    let _ = expand_bodies(
+        &scene,
+        &index,
+        &dem_core::model::plugin_body::NoShapes,
+        &mut p,
+    );
 }
 
 /// A mesh file's content, as STL (`obj` false) or OBJ: its triangles are finite.

@@ -378,7 +378,7 @@ impl<L: LaneLaw> ContactLaw for LaneAdapter<L> {
     }
 }
 
-fn docs(params: &[Param]) -> RVec<ParamDoc> {
+pub(crate) fn docs(params: &[Param]) -> RVec<ParamDoc> {
     params
         .iter()
         .map(|p| ParamDoc {
@@ -394,7 +394,7 @@ pub fn geometry_info<G: Geometry>() -> FunctorInfo {
     FunctorInfo {
         name: G::NAME.into(),
         role: FunctorRole::Geometry,
-        shapes: [G::SHAPES[0].name().into(), G::SHAPES[1].name().into()],
+        shapes: [G::SHAPE_NAMES[0].into(), G::SHAPE_NAMES[1].into()],
         description: G::DESCRIPTION.into(),
         params: docs(G::PARAMS),
         default_params: default_text::<G::Params>().into(),
@@ -435,7 +435,7 @@ pub fn law_info<L: Law>() -> FunctorInfo {
     }
 }
 
-fn instantiate<T>(
+pub(crate) fn instantiate<T>(
     params: &str,
     make: impl FnOnce(&str) -> Result<T, String>,
 ) -> RResult<T, RString> {

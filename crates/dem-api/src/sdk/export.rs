@@ -4,17 +4,39 @@
 
 /// Exports a plugin's root module: `export_plugin! { geometry: [A, B], laws: [C] }`, or
 /// with laws written over lanes, `export_plugin! { geometry: [], laws: [], lane_laws: [D]
-/// }` (see [`LaneLaw`](crate::sdk::LaneLaw)). Any list may be empty. The plugin crate must list `abi_stable`
+/// }` (see [`LaneLaw`](crate::sdk::LaneLaw)), and with shapes (see
+/// [`Shape`](crate::sdk::Shape)) `shapes: [E]` last. Any list may be empty. The plugin crate must list `abi_stable`
 /// among its dependencies (abi_stable's export attribute refers to it by absolute path).
 #[macro_export]
 macro_rules! export_plugin {
     (geometry: [$($g:ty),* $(,)?], laws: [$($l:ty),* $(,)?] $(,)?) => {
-        $crate::export_plugin! { geometry: [$($g),*], laws: [$($l),*], lane_laws: [] }
+        $crate::export_plugin! {
+            geometry: [$($g),*], laws: [$($l),*], lane_laws: [], shapes: []
+        }
     };
     (
         geometry: [$($g:ty),* $(,)?],
         laws: [$($l:ty),* $(,)?],
         lane_laws: [$($ll:ty),* $(,)?] $(,)?
+    ) => {
+        $crate::export_plugin! {
+            geometry: [$($g),*], laws: [$($l),*], lane_laws: [$($ll),*], shapes: []
+        }
+    };
+    (
+        geometry: [$($g:ty),* $(,)?],
+        laws: [$($l:ty),* $(,)?],
+        shapes: [$($s:ty),* $(,)?] $(,)?
+    ) => {
+        $crate::export_plugin! {
+            geometry: [$($g),*], laws: [$($l),*], lane_laws: [], shapes: [$($s),*]
+        }
+    };
+    (
+        geometry: [$($g:ty),* $(,)?],
+        laws: [$($l:ty),* $(,)?],
+        lane_laws: [$($ll:ty),* $(,)?],
+        shapes: [$($s:ty),* $(,)?] $(,)?
     ) => {
         #[::abi_stable::export_root_module]
         pub fn dem_plugin_root() -> $crate::PluginRootRef {
@@ -112,6 +134,34 @@ macro_rules! export_plugin {
             )*
             ::abi_stable::std_types::RErr(
                 format!("this plugin has no contact law named `{}`", name).into(),
+            )
+        }
+
+        /// The shapes this plugin offers ([`ShapeListFn`]($crate::ShapeListFn), dem-api
+        /// 0.5.2 on): a symbol of its own, like the slot names.
+        #[unsafe(no_mangle)]
+        pub extern "C" fn dem_plugin_shapes_v1(
+        ) -> ::abi_stable::std_types::RVec<$crate::ShapeInfo> {
+            #[allow(unused_mut)]
+            let mut all = ::abi_stable::std_types::RVec::new();
+            $( all.push($crate::sdk::shape_info::<$s>()); )*
+            all
+        }
+
+        /// Builds a body of one of this plugin's shapes ([`NewShapeFn`]($crate::NewShapeFn)).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn dem_plugin_new_shape_v1(
+            name: ::abi_stable::std_types::RStr<'_>,
+            params: ::abi_stable::std_types::RStr<'_>,
+        ) -> ::abi_stable::std_types::RResult<$crate::ShapeBox, ::abi_stable::std_types::RString> {
+            let _ = params;
+            $(
+                if name.as_str() == <$s as $crate::sdk::Shape>::NAME {
+                    return $crate::sdk::new_shape::<$s>(params.as_str());
+                }
+            )*
+            ::abi_stable::std_types::RErr(
+                format!("this plugin has no shape named `{}`", name).into(),
             )
         }
     };

@@ -14,6 +14,9 @@
 //! `Params` should carry `#[serde(default, deny_unknown_fields)]`, so that omitted fields
 //! take their default and a misspelled field is an error with line and column.
 //!
+//! A plugin may also offer particle shapes ([`Shape`], exported under `shapes:`; see
+//! [`crate::plugin_shape`]).
+//!
 //! A law may also write its step once over lanes ([`LaneLaw`]) and be exported under
 //! `lane_laws:`; the SDK then runs its batches four contacts at a time.
 
@@ -24,6 +27,7 @@ mod logging;
 mod params;
 pub mod parts;
 mod prefetch;
+mod shape;
 mod slots;
 
 pub use adapters::{geometry_info, law_info, new_geometry, new_lane_law, new_law, slot_names};
@@ -31,6 +35,7 @@ pub use lanes::{lanes_agree, one_lane, LaneInput, LaneLaw, LaneOutput};
 pub use logging::install_forwarder;
 pub use params::parse_params;
 pub use prefetch::prefetch;
+pub use shape::{new_shape, plugin_shape, shape_info, Shape};
 pub use slots::Slots;
 
 use crate::geom::RawGeom;
@@ -57,8 +62,13 @@ pub trait Geometry: Send + Sync + Sized + 'static {
     type Params: Serialize + DeserializeOwned + Default;
     /// Unique functor name, e.g. `Cg2_Sphere_Sphere_L6Geom`.
     const NAME: &'static str;
-    /// Shape kinds of body 1 and body 2.
+    /// Shape kinds of body 1 and body 2; [`ShapeKind::NAMED`] for a shape offered by a
+    /// plugin, which [`Geometry::SHAPE_NAMES`] then names.
     const SHAPES: [ShapeKind; 2];
+    /// The names of the two shapes as the solver dispatches on them: by default those of
+    /// [`Geometry::SHAPES`]; a functor serving a plugin shape writes its name here
+    /// (`["Superquadric", "Sphere"]`).
+    const SHAPE_NAMES: [&'static str; 2] = [Self::SHAPES[0].name(), Self::SHAPES[1].name()];
     /// One-paragraph description.
     const DESCRIPTION: &'static str;
     /// One entry per field of `Params`.

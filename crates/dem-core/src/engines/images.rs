@@ -451,12 +451,12 @@ pub fn check_scene(cell: &Cell, p: &Particles) -> Result<(), String> {
         let edge = cell.h.column(k).normalize();
         for i in 0..p.len() {
             match &p.shape[i] {
-                Shape::Facet(_) | Shape::Polyhedron(_) => {
+                Shape::Facet(_) | Shape::Polyhedron(_) | Shape::Plugin(_) => {
+                    let kind = p.shape[i].name();
                     return Err(format!(
-                        "body {i} is a {}: only spheres and walls are supported in a \
-                         periodic cell",
-                        p.shape[i].kind().name()
-                    ))
+                        "body {i} is a {kind}: only spheres and walls are supported in a \
+                         periodic cell"
+                    ));
                 }
                 Shape::Wall(w) => {
                     let n = p.ori[i] * w.normal.na();

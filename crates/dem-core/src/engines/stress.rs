@@ -117,7 +117,7 @@ pub(crate) fn measure(
 ) -> Stress {
     let mut contact = Matrix3::zeros();
     let mut pairs = 0usize;
-    let ball = |i: usize| matches!(rows.shape[i], Shape::Sphere(_) | Shape::Polyhedron(_));
+    let ball = |i: usize| matches!(rows.shape[i], Shape::Sphere(_)) || rows.shape[i].aspherical();
     // In a periodic cell every particle row counts, the image rows too: a contact across
     // a face gets both its ends (the image row's share is the particle's).
     let counts = |b: usize| ball(b) && (inside(b) || periodic);

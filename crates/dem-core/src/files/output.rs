@@ -181,7 +181,7 @@ pub fn write_particles(dir: &Path, sim: &Simulation) -> Result<PathBuf, DemError
     for (id, i) in sim.order.by_id(p.len()) {
         let mut r = p.shape[i].bounding_radius().unwrap_or(f64::INFINITY);
         let (mut x, mut v, mut w, mut f) = (p.pos[i], p.vel[i], p.angvel[i], p.force[i]);
-        let mut kind = p.shape[i].kind().name();
+        let mut kind = p.shape[i].name();
         if let Some(k) = sim.clump_of(i) {
             let c = &sim.clumps[k];
             if i != c.members.start {
@@ -215,6 +215,17 @@ pub fn has_polyhedra(sim: &Simulation) -> bool {
         .any(|s| matches!(s, crate::model::particles::Shape::Polyhedron(_)))
 }
 
+/// The VTK stream of the surfaces of plugin shapes, written when the scene has them.
+pub const SHAPES_STREAM: &str = "shapes";
+
+/// Does `sim` have bodies of plugin shapes (and so a [`SHAPES_STREAM`])?
+pub fn has_plugin_shapes(sim: &Simulation) -> bool {
+    sim.particles
+        .shape
+        .iter()
+        .any(|s| matches!(s, crate::model::particles::Shape::Plugin(_)))
+}
+
 /// Writes `<stream>_<step>.vtu` for every stream at the state of `sim`, and rewrites each
 /// `<stream>.pvd` to list `frames` (the output steps so far, this one included).
 pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> Result<(), DemError> {
@@ -225,6 +236,9 @@ pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> Result<
     ];
     if has_polyhedra(sim) {
         grids.push((POLYHEDRA_STREAM, vtk::polyhedra(sim)));
+    }
+    if has_plugin_shapes(sim) {
+        grids.push((SHAPES_STREAM, vtk::plugin_shapes(sim)));
     }
     let mut files: Vec<(&str, Vec<u8>, &str)> = grids
         .iter()

@@ -146,6 +146,19 @@ impl Grid {
         self.types.push(kind);
     }
 
+    /// Adds the triangles `triangles` (indices into `points`) with their points, each
+    /// point once.
+    fn triangles(&mut self, points: &[[f64; 3]], triangles: &[[u32; 3]]) {
+        let first = self.points.len() as i64;
+        self.points.extend_from_slice(points);
+        for t in triangles {
+            self.connectivity
+                .extend(t.iter().map(|&k| first + k as i64));
+            self.offsets.push(self.connectivity.len() as i64);
+            self.types.push(VTK_TRIANGLE);
+        }
+    }
+
     /// The `.vtu` file content.
     pub fn to_vtu(&self) -> Vec<u8> {
         let mut xml = String::from(
@@ -371,6 +384,47 @@ pub fn polyhedra(sim: &Simulation) -> Grid {
     g
 }
 
+/// The surfaces of the bodies of plugin shapes of `sim`: their triangles, each vertex
+/// once, with the body's data on its vertices.
+pub fn plugin_shapes(sim: &Simulation) -> Grid {
+    let p = &sim.particles;
+    let mut g = Grid::default();
+    // The body of each point.
+    let mut owner: Vec<usize> = Vec::new();
+    for i in scene_order(sim) {
+        let Shape::Plugin(b) = &p.shape[i] else {
+            continue;
+        };
+        let s = b.surface();
+        let n = s.vertices.len();
+        let points: Vec<[f64; 3]> = s
+            .vertices
+            .iter()
+            .map(|v| {
+                let x = p.pos[i] + p.ori[i] * v.na();
+                [x.x, x.y, x.z]
+            })
+            .collect();
+        let triangles: Vec<[u32; 3]> = (s.triangles.iter())
+            .filter(|t| t.iter().all(|&k| (k as usize) < n))
+            .copied()
+            .collect();
+        g.triangles(&points, &triangles);
+        owner.extend(std::iter::repeat_n(i, n));
+    }
+    g.point_data = vec![
+        ints("id", owner.iter().map(|&i| sim.order.id(i) as i64)),
+        vectors("velocity", owner.iter().map(|&i| p.vel[i])),
+        vectors("angular_velocity", owner.iter().map(|&i| p.angvel[i])),
+        Array {
+            name: "material",
+            components: 1,
+            values: Values::I32(owner.iter().map(|&i| p.material[i] as i32).collect()),
+        },
+    ];
+    g
+}
+
 /// The walls of `sim`, one quad each, then the mesh facets, one triangle each.
 pub fn walls(sim: &Simulation) -> Grid {
     let p = &sim.particles;
@@ -401,7 +455,7 @@ pub fn walls(sim: &Simulation) -> Grid {
                 g.cell(VTK_TRIANGLE, &v);
                 continue;
             }
-            Shape::Sphere(_) | Shape::Polyhedron(_) => continue,
+            Shape::Sphere(_) | Shape::Polyhedron(_) | Shape::Plugin(_) => continue,
         };
         let n = p.ori[i] * w.normal.na();
         let frame = initial_frame(&n);

@@ -7,3 +7,4 @@ pub mod changes;
 pub mod energy;
 pub mod mesh;
 pub mod particles;
+pub mod plugin_body;

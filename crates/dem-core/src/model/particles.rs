@@ -10,6 +10,8 @@ use dem_api::{
 use nalgebra::{UnitQuaternion, Vector3};
 use std::sync::Arc;
 
+use super::plugin_body::PluginBody;
+
 /// Largest size of a coordinate or velocity component a scene may give, m or m/s: far
 /// beyond any granular system, small enough that squares and products stay finite.
 pub const MAX_COORDINATE: f64 = 1e12;
@@ -70,9 +72,16 @@ pub enum Shape {
     Facet(Box<Facet>),
     /// A rigid convex polyhedron (boxed: the record is large).
     Polyhedron(Box<PolyBody>),
+    /// A body of a shape offered by a plugin (shared: the plugin's object).
+    Plugin(Arc<PluginBody>),
 }
 
 impl Shape {
+    /// Is this a free rigid body that is not a sphere (a polyhedron, a plugin shape)?
+    pub fn aspherical(&self) -> bool {
+        matches!(self, Shape::Polyhedron(_) | Shape::Plugin(_))
+    }
+
     /// The kind tag used for dispatch.
     pub fn kind(&self) -> ShapeKind {
         match self {
@@ -80,6 +89,15 @@ impl Shape {
             Shape::Wall(_) => ShapeKind::WALL,
             Shape::Facet(_) => ShapeKind::FACET,
             Shape::Polyhedron(_) => ShapeKind::POLYHEDRON,
+            Shape::Plugin(b) => b.kind,
+        }
+    }
+
+    /// The shape's name: its kind's (`"Sphere"`, ...), or a plugin shape's own.
+    pub fn name(&self) -> &str {
+        match self {
+            Shape::Plugin(b) => &b.name,
+            s => s.kind().name(),
         }
     }
 
@@ -90,6 +108,7 @@ impl Shape {
             Shape::Wall(w) => ShapeView::of_wall(w),
             Shape::Facet(f) => ShapeView::of_facet(&f.shape),
             Shape::Polyhedron(b) => ShapeView::of_polyhedron(&b.shape),
+            Shape::Plugin(b) => b.view(),
         }
     }
 
@@ -100,6 +119,7 @@ impl Shape {
         match self {
             Shape::Sphere(s) => Some(s.radius),
             Shape::Polyhedron(b) => Some(b.shape.bounding_radius),
+            Shape::Plugin(b) => Some(b.properties.bounding_radius),
             Shape::Wall(_) | Shape::Facet(_) => None,
         }
     }

@@ -5,6 +5,7 @@ use super::random_packing::place_balls;
 use super::{BodySpec, Scene};
 use crate::engines::motion::Prescribed;
 use crate::model::particles::{Dofs, Particles, Shape, MAX_COORDINATE};
+use crate::model::plugin_body::ShapeSource;
 use crate::support::error::DemError;
 use dem_api::{SphereShape, WallShape};
 use nalgebra::Vector3;
@@ -85,10 +86,12 @@ fn masses_hold(scene: &Scene, k: usize, p: &Particles, start: usize) -> Result<(
     Ok(())
 }
 
-/// Adds every body of the scene to `p`; `materials` maps names to indices.
+/// Adds every body of the scene to `p`; `materials` maps names to indices, `shapes`
+/// builds the bodies of plugin shapes.
 pub fn expand_bodies(
     scene: &Scene,
     materials: &BTreeMap<String, u32>,
+    shapes: &dyn ShapeSource,
     p: &mut Particles,
 ) -> Result<Boundaries, DemError> {
     super::budget::check(scene, super::budget::available_memory())?;
@@ -139,7 +142,16 @@ pub fn expand_bodies(
                 angular_velocity,
                 ..
             } => vec![*position, *rotate, *velocity, *angular_velocity],
-            BodySpec::ClumpFill { min, max, .. } => vec![*min, *max],
+            BodySpec::ClumpFill { min, max, .. } | BodySpec::ShapeFill { min, max, .. } => {
+                vec![*min, *max]
+            }
+            BodySpec::Shaped {
+                position,
+                rotate,
+                velocity,
+                angular_velocity,
+                ..
+            } => vec![*position, *rotate, *velocity, *angular_velocity],
         };
         if vectors
             .iter()
@@ -377,6 +389,21 @@ pub fn expand_bodies(
                     dofs,
                     p,
                 )?;
+            }
+            BodySpec::Shaped {
+                material, blocked, ..
+            } => {
+                let m = mat(material)?;
+                let dofs = Dofs::parse(blocked).map_err(|c| {
+                    scene.error(format!("bodies[{k}].blocked: `{c}` is not one of xyzXYZ"))
+                })?;
+                let rho = mats[m as usize].density;
+                super::plugin_bodies::add_shaped(scene, k, spec, rho, m, dofs, shapes, p)?;
+            }
+            BodySpec::ShapeFill { material, .. } => {
+                let m = mat(material)?;
+                let rho = mats[m as usize].density;
+                super::plugin_bodies::add_shape_fill(scene, k, spec, rho, m, shapes, p)?;
             }
             BodySpec::Rocks { material, .. } => {
                 let m = mat(material)?;

@@ -6,12 +6,15 @@ pub mod budget;
 pub(crate) mod clumps;
 pub mod crowding;
 pub mod csv;
+mod defaults;
 mod generators;
 pub(crate) use generators::add_sphere;
 pub mod geometric_epsilon;
+mod input_file;
 mod mesh_body;
 mod output_spec;
 mod placement;
+mod plugin_bodies;
 mod polyhedra;
 mod random_packing;
 mod settings;
@@ -30,10 +33,12 @@ pub use settings::{ContactSettings, SparsifySettings};
 
 use crate::engines::motion::Motion;
 use crate::support::error::DemError;
+pub use input_file::InputFile;
 use ron::value::RawValue;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+pub use text::parse_ron;
 
 /// A material, referenced by name from bodies and laws.
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -207,7 +212,7 @@ pub enum BodySpec {
         /// `.stl` (binary or ASCII) or `.obj` file, relative to the scene file.
         file: String,
         /// Uniform scale factor applied to the file's coordinates first.
-        #[serde(default = "one")]
+        #[serde(default = "defaults::one")]
         scale: f64,
         /// Rotation vector (axis times angle, rad) applied after scaling.
         #[serde(default)]
@@ -264,10 +269,10 @@ pub enum BodySpec {
         /// factor uniform in `[a, b]`.
         size: (f64, f64),
         /// Relative semi-axes of the ellipsoid, dimensionless (default `[1, 1, 1]`).
-        #[serde(default = "unit_axes")]
+        #[serde(default = "defaults::unit_axes")]
         axes: [f64; 3],
         /// Points per rock (at least 4; default 20).
-        #[serde(default = "twenty")]
+        #[serde(default = "defaults::twenty")]
         points: u32,
         /// Material name.
         material: String,
@@ -311,6 +316,51 @@ pub enum BodySpec {
         /// Seed of the random generator.
         seed: u64,
     },
+    /// One body of a shape a plugin offers (`dem plugins` lists them): placed by its
+    /// centroid, its principal axes turned by `rotate`; mass and inertia from the
+    /// material's density and the shape's volume and moments.
+    Shaped {
+        /// Shape name, e.g. `"Superquadric"`.
+        shape: String,
+        /// The shape's parameters, passed verbatim to its plugin.
+        #[serde(default)]
+        params: Option<Box<RawValue>>,
+        /// Centroid at t = 0, m.
+        position: [f64; 3],
+        /// Rotation vector (axis times angle, rad) from the shape's frame.
+        #[serde(default)]
+        rotate: [f64; 3],
+        /// Material name.
+        material: String,
+        /// Velocity of the centroid at t = -dt/2, m/s.
+        #[serde(default)]
+        velocity: [f64; 3],
+        /// Angular velocity at t = -dt/2, rad/s.
+        #[serde(default)]
+        angular_velocity: [f64; 3],
+        /// Blocked degrees of freedom: letters of `xyzXYZ` (translations, rotations).
+        #[serde(default)]
+        blocked: String,
+    },
+    /// Bodies of one plugin shape at rest inside a box, oriented uniformly at random,
+    /// placed without overlap of their bounding spheres.
+    ShapeFill {
+        /// Shape name.
+        shape: String,
+        /// The shape's parameters, passed verbatim to its plugin.
+        #[serde(default)]
+        params: Option<Box<RawValue>>,
+        /// Lower corner of the box, m.
+        min: [f64; 3],
+        /// Upper corner of the box, m.
+        max: [f64; 3],
+        /// Number of bodies.
+        count: u32,
+        /// Material name.
+        material: String,
+        /// Seed of the random generator.
+        seed: u64,
+    },
     /// Six one-sided walls facing into the box `[min, max]`.
     Box {
         /// Lower corner, m.
@@ -320,18 +370,6 @@ pub enum BodySpec {
         /// Material name.
         material: String,
     },
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-fn unit_axes() -> [f64; 3] {
-    [1.0; 3]
-}
-
-fn twenty() -> u32 {
-    20
 }
 
 /// A clump template (see [`crate::engines::clump`]): member spheres written out or read from a
@@ -346,7 +384,7 @@ pub struct ClumpTemplateSpec {
     #[serde(default)]
     pub file: Option<String>,
     /// Scale applied to centres and radii, about the template's origin (default 1).
-    #[serde(default = "one")]
+    #[serde(default = "defaults::one")]
     pub scale: f64,
 }
 
@@ -457,33 +495,6 @@ pub struct Scene {
     /// found when the scene was parsed (set on load).
     #[serde(skip)]
     pub inputs: Vec<InputFile>,
-}
-
-/// A file a scene reads, and a digest of its content.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, Deserialize)]
-pub struct InputFile {
-    /// Field of the scene naming it, e.g. `bodies[2].file`.
-    pub field: String,
-    /// The path as the scene gives it (relative to the scene file).
-    pub file: String,
-    /// CRC-32 and length of its content; `None` when it could not be read (its reader
-    /// reports why).
-    pub digest: Option<(u32, u64)>,
-}
-
-/// Parses a RON file's text as dem reads its inputs (implicit `Some`); errors name
-/// `origin`, the line, the column and the field.
-pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, origin: &Path) -> Result<T, DemError> {
-    let text = text::scene_text(text, origin)?;
-    ron::Options::default()
-        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
-        .from_str(text)
-        .map_err(|e| DemError::Parse {
-            path: origin.to_path_buf(),
-            line: e.span.start.line,
-            col: e.span.start.col,
-            message: e.code.to_string(),
-        })
 }
 
 impl Scene {

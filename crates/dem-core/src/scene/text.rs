@@ -63,6 +63,21 @@ fn position(before: &str) -> (usize, usize) {
     (line, before[start..].chars().count() + 1)
 }
 
+/// Parses a RON file's text as dem reads its inputs (implicit `Some`); errors name
+/// `origin`, the line, the column and the field.
+pub fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, origin: &Path) -> Result<T, DemError> {
+    let text = scene_text(text, origin)?;
+    ron::Options::default()
+        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+        .from_str(text)
+        .map_err(|e| DemError::Parse {
+            path: origin.to_path_buf(),
+            line: e.span.start.line,
+            col: e.span.start.col,
+            message: e.code.to_string(),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,14 +1,22 @@
 //! The plugin catalogue (`dem plugins`, and `dem.plugins()` in Python): every loaded
-//! functor with the shapes it serves, its parameters with units and defaults, and the
+//! functor with the shapes it serves, every plugin shape, its parameters with units and defaults, and the
 //! libraries refused; as text or as JSON for tools.
 
 use crate::setup::plugins::PluginSet;
-use dem_api::FunctorRole;
+use dem_api::{FunctorRole, ParamDoc};
 use serde_json::{json, Value};
 
+/// Parameter documentation as JSON: `[{name, unit, doc}]`.
+fn docs(params: &[ParamDoc]) -> Vec<Value> {
+    params
+        .iter()
+        .map(|d| json!({"name": d.name.as_str(), "unit": d.unit.as_str(), "doc": d.doc.as_str()}))
+        .collect()
+}
+
 /// The catalogue as JSON: `{"plugins": [{name, version, api_version, path, functors:
-/// [{name, role, shapes, description, defaults, params: [{name, unit, doc}]}]}],
-/// "refused": [{path, reason}]}`.
+/// [{name, role, shapes, description, defaults, params: [{name, unit, doc}]}], shapes:
+/// [{name, description, defaults, params}]}], "refused": [{path, reason}]}`.
 pub fn to_json(set: &PluginSet) -> Value {
     let plugins: Vec<Value> = set
         .plugins
@@ -31,11 +39,19 @@ pub fn to_json(set: &PluginSet) -> Value {
                         "shapes": shapes,
                         "description": f.description.as_str(),
                         "defaults": f.default_params.as_str(),
-                        "params": f.params.iter().map(|d| json!({
-                            "name": d.name.as_str(),
-                            "unit": d.unit.as_str(),
-                            "doc": d.doc.as_str(),
-                        })).collect::<Vec<_>>(),
+                        "params": docs(&f.params),
+                    })
+                })
+                .collect();
+            let shapes: Vec<Value> = p
+                .shapes
+                .iter()
+                .map(|s| {
+                    json!({
+                        "name": s.name.as_str(),
+                        "description": s.description.as_str(),
+                        "defaults": s.default_params.as_str(),
+                        "params": docs(&s.params),
                     })
                 })
                 .collect();
@@ -45,6 +61,7 @@ pub fn to_json(set: &PluginSet) -> Value {
                 "api_version": p.api_version,
                 "path": p.path.display().to_string(),
                 "functors": functors,
+                "shapes": shapes,
             })
         })
         .collect();
@@ -75,6 +92,13 @@ pub fn to_text(set: &PluginSet) -> String {
             s.push_str(&format!("  {}: {serves}\n    {}\n", f.name, f.description));
             s.push_str(&format!("    defaults: {}\n", f.default_params));
             for d in &f.params {
+                s.push_str(&format!("    {} [{}]: {}\n", d.name, d.unit, d.doc));
+            }
+        }
+        for sh in &p.shapes {
+            s.push_str(&format!("  {}: shape\n    {}\n", sh.name, sh.description));
+            s.push_str(&format!("    defaults: {}\n", sh.default_params));
+            for d in &sh.params {
                 s.push_str(&format!("    {} [{}]: {}\n", d.name, d.unit, d.doc));
             }
         }

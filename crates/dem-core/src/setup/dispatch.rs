@@ -13,10 +13,6 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Largest pair cache or contact state a geometry functor may ask for, values per pair.
 const MAX_CACHE_LEN: u32 = 64;
 
-fn kind_by_name(name: &str) -> Option<ShapeKind> {
-    (1..=4).map(ShapeKind).find(|k| k.name() == name)
-}
-
 fn params_text(p: &Option<Box<ron::value::RawValue>>) -> &str {
     p.as_ref().map_or("", |r| r.get_ron())
 }
@@ -48,8 +44,8 @@ impl Dispatch {
     ) -> Result<Dispatch, DemError> {
         for (k, c) in scene.geometry.iter().enumerate() {
             for name in [&c.shapes.0, &c.shapes.1] {
-                if kind_by_name(name).is_none() {
-                    let known: Vec<&str> = (1..=4).map(|k| ShapeKind(k).name()).collect();
+                if plugins.shape_kind(name).is_none() {
+                    let known = plugins.known_shape_names();
                     return Err(scene.error(format!(
                         "geometry[{k}].shapes: unknown shape kind `{name}` (known: {})",
                         known.join(", ")
@@ -61,13 +57,19 @@ impl Dispatch {
         let mut shape_table = BTreeMap::new();
         for &(ka, kb) in kinds_present {
             let chosen = scene.geometry.iter().find(|c| {
-                let pair = (kind_by_name(&c.shapes.0), kind_by_name(&c.shapes.1));
+                let pair = (
+                    plugins.shape_kind(&c.shapes.0),
+                    plugins.shape_kind(&c.shapes.1),
+                );
                 pair == (Some(ka), Some(kb)) || pair == (Some(kb), Some(ka))
             });
             let offers: Vec<(String, String, bool, String)> = plugins
                 .functors(FunctorRole::Geometry)
                 .filter_map(|(p, f)| {
-                    let s = (kind_by_name(&f.shapes[0]), kind_by_name(&f.shapes[1]));
+                    let s = (
+                        plugins.shape_kind(&f.shapes[0]),
+                        plugins.shape_kind(&f.shapes[1]),
+                    );
                     if s == (Some(ka), Some(kb)) {
                         Some((
                             f.name.to_string(),
@@ -88,7 +90,7 @@ impl Dispatch {
                 })
                 .filter(|o| chosen.is_none_or(|c| c.functor == o.0))
                 .collect();
-            let pair = format!("{} + {}", ka.name(), kb.name());
+            let pair = format!("{} + {}", plugins.shape_name(ka), plugins.shape_name(kb));
             let (name, plugin, swap) = match offers.as_slice() {
                 [one] => (one.0.clone(), one.1.clone(), one.2),
                 [] => {
@@ -119,8 +121,8 @@ impl Dispatch {
                             .map(|o| format!("{} in {}", o.0, o.3))
                             .collect::<Vec<_>>()
                             .join(", "),
-                        ka.name(),
-                        kb.name()
+                        plugins.shape_name(ka),
+                        plugins.shape_name(kb)
                     )))
                 }
             };

@@ -27,7 +27,7 @@ pub(crate) fn check_rigid(
                  (a {}) uses it; give it a Young's modulus",
                 names[particles.material[i] as usize],
                 i,
-                particles.shape[i].kind().name()
+                particles.shape[i].name()
             )));
         }
     }

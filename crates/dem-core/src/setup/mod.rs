@@ -8,4 +8,5 @@ mod dispatch;
 pub mod library_file;
 pub(crate) mod meeting;
 pub mod plugin_probe;
+pub mod plugin_shapes;
 pub mod plugins;

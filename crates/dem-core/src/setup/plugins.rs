@@ -9,7 +9,10 @@ use crate::support::error::DemError;
 use abi_stable::library::RawLibrary;
 use abi_stable::library::{lib_header_from_path, LibraryError, RootModule};
 use abi_stable::std_types::{RStr, RString, RVec};
-use dem_api::{Cg2Box, FunctorInfo, FunctorRole, HostLogger, LawBox, LogLevel, PluginRootRef};
+use dem_api::{
+    Cg2Box, FunctorInfo, FunctorRole, HostLogger, LawBox, LogLevel, NewShapeFn, PluginRootRef,
+    ShapeInfo, ShapeListFn, NEW_SHAPE_SYMBOL, SHAPE_LIST_SYMBOL,
+};
 use std::path::{Path, PathBuf};
 
 /// One loaded plugin library.
@@ -25,7 +28,19 @@ pub struct Plugin {
     pub api_version: String,
     /// Its functors.
     pub functors: Vec<FunctorInfo>,
+    /// The shapes it offers (dem-api 0.5.2 on; see [`crate::setup::plugin_shapes`]).
+    pub shapes: Vec<ShapeInfo>,
     entry: Entry,
+}
+
+impl Plugin {
+    /// The plugin's shape builder, if it offers shapes.
+    pub(crate) fn new_shape_fn(&self) -> Option<NewShapeFn> {
+        match self.entry {
+            Entry::Rust(_, Symbols { new_shape, .. }) => new_shape,
+            Entry::C(_) => None,
+        }
+    }
 }
 
 /// A Rust plugin's `dem_plugin_law_slot_names_v1` (dem-api 0.5.1 on): the names of a
@@ -35,11 +50,23 @@ type SlotNames = extern "C" fn(RStr<'_>) -> RVec<RString>;
 /// The symbol of [`SlotNames`].
 const SLOT_NAMES: &[u8] = b"dem_plugin_law_slot_names_v1\0";
 
+/// A Rust plugin's symbols beside its root module, each present from the dem-api
+/// version that added it.
+#[derive(Clone, Copy, Default)]
+struct Symbols {
+    /// Its laws' slot names (0.5.1).
+    slot_names: Option<SlotNames>,
+    /// Its shapes (0.5.2).
+    shapes: Option<ShapeListFn>,
+    /// Its shape builder (0.5.2).
+    new_shape: Option<NewShapeFn>,
+}
+
 /// How a plugin's functors are built.
 #[derive(Clone, Copy)]
 enum Entry {
-    /// A Rust plugin's root module, and its slot names if it has them.
-    Rust(PluginRootRef, Option<SlotNames>),
+    /// A Rust plugin's root module, and its other symbols.
+    Rust(PluginRootRef, Symbols),
     /// A C plugin's function table.
     C(CPlugin),
 }
@@ -164,6 +191,7 @@ impl PluginSet {
                         version: c.version(),
                         api_version: format!("C interface {}", dem_api::c_abi::DEM_C_ABI_VERSION),
                         functors: c.functors(),
+                        shapes: Vec::new(),
                         path,
                         entry: Entry::C(c),
                     })),
@@ -182,14 +210,17 @@ impl PluginSet {
             max_level: LogLevel::Trace,
         };
         (root.set_logger())(logger);
-        let names = slot_names(&path);
+        let symbols = symbols(&path);
         let plugin = Plugin {
             name: (root.name())().to_string(),
             version: (root.version())().to_string(),
             api_version: (root.api_version())().to_string(),
             functors: (root.functors())().into_iter().collect(),
+            shapes: symbols
+                .shapes
+                .map_or_else(Vec::new, |f| f().into_iter().collect()),
             path,
-            entry: Entry::Rust(root, names),
+            entry: Entry::Rust(root, symbols),
         };
         Ok(self.push(plugin))
     }
@@ -361,7 +392,13 @@ impl PluginSet {
     pub fn law_slot_names(&self, name: &str) -> Option<Vec<String>> {
         let p = self.find(FunctorRole::Law, name).ok()?;
         match p.entry {
-            Entry::Rust(_, Some(f)) => Some(f(name.into()).into_iter().map(String::from).collect()),
+            Entry::Rust(
+                _,
+                Symbols {
+                    slot_names: Some(f),
+                    ..
+                },
+            ) => Some(f(name.into()).into_iter().map(String::from).collect()),
             _ => None,
         }
     }
@@ -379,15 +416,23 @@ impl PluginSet {
     }
 }
 
-/// The slot-name function of the Rust plugin at `path`, if it has one (plugins built
-/// against dem-api 0.5.0 have none).
-fn slot_names(path: &Path) -> Option<SlotNames> {
-    let lib = RawLibrary::load_at(path).ok()?;
-    // Libraries are never unloaded: the function stays valid.
+/// The symbols beside the root module of the Rust plugin at `path`: those its dem-api
+/// version has (a plugin built against 0.5.0 has none).
+fn symbols(path: &Path) -> Symbols {
+    let Ok(lib) = RawLibrary::load_at(path) else {
+        return Symbols::default();
+    };
+    // Libraries are never unloaded: the functions stay valid.
     let lib: &'static RawLibrary = Box::leak(Box::new(lib));
-    // SAFETY: the symbol's type is fixed by dem-api's `export_plugin!`, which defines it.
-    let f = unsafe { lib.get::<SlotNames>(SLOT_NAMES) }.ok()?;
-    Some(*f)
+    // SAFETY: each symbol's type is fixed by dem-api's `export_plugin!`, which defines it
+    // under a versioned name.
+    unsafe {
+        Symbols {
+            slot_names: lib.get::<SlotNames>(SLOT_NAMES).ok().map(|f| *f),
+            shapes: lib.get::<ShapeListFn>(SHAPE_LIST_SYMBOL).ok().map(|f| *f),
+            new_shape: lib.get::<NewShapeFn>(NEW_SHAPE_SYMBOL).ok().map(|f| *f),
+        }
+    }
 }
 
 /// The root module's name (for messages).

@@ -127,7 +127,7 @@ impl Contacts {
                 .any(|s| shape(&p.shape[s.a as usize]) || shape(&p.shape[s.b as usize]))
         };
         self.has_facets = any(|s| matches!(s, Shape::Facet(_)));
-        self.geometry_first = self.has_facets || any(|s| matches!(s, Shape::Polyhedron(_)));
+        self.geometry_first = self.has_facets || any(Shape::aspherical);
         self.slots = slots;
         self.sort_by_slot();
         self.chunks = groups

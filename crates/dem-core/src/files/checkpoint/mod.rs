@@ -69,8 +69,8 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// applied from outside (forces and torques by scene id, set from Python or Rust), and
 /// whether particles were added or removed from outside. 12: the laws' parameters and
 /// the materials changed from outside, and which laws have yet to refresh their contacts'
-/// constants.
-pub const FORMAT_VERSION: u32 = 12;
+/// constants. 13: bodies of plugin shapes (their shape name and parameters).
+pub const FORMAT_VERSION: u32 = 13;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -99,6 +99,14 @@ enum SavedShape {
     Polyhedron,
     /// A polyhedron with its geometry, in a scene whose inlets insert polyhedra.
     PolyhedronData(Box<polyhedron::SavedPolyhedron>),
+    /// A body of a plugin shape: the shape's name and the parameters it was built from
+    /// (the plugin builds it again on restore).
+    Plugin {
+        /// Shape name.
+        name: String,
+        /// RON parameter text.
+        params: String,
+    },
 }
 
 /// All particles, as saved (every array of [`Particles`]).
@@ -297,6 +305,10 @@ impl Checkpoint {
                             Box::new(polyhedron::SavedPolyhedron::of(&b.data)),
                         ),
                         Shape::Polyhedron(_) => SavedShape::Polyhedron,
+                        Shape::Plugin(b) => SavedShape::Plugin {
+                            name: b.name.clone(),
+                            params: b.params.clone(),
+                        },
                     })
                     .collect(),
             },

@@ -6,6 +6,7 @@ use crate::engines::clump::ClumpBody;
 use crate::engines::contacts::Contacts;
 use crate::engines::reorder::ParticleOrder;
 use crate::model::particles::{Particles, PolyBody, Shape};
+use crate::model::plugin_body::ShapeSource;
 use crate::scene::Scene;
 use crate::setup::plugins::PluginSet;
 use crate::step::simulation::Simulation;
@@ -167,6 +168,16 @@ impl Checkpoint {
                 }),
                 (SavedShape::Facet(m), Some(Shape::Facet(f))) if f.mesh == m => Shape::Facet(f),
                 (SavedShape::Polyhedron, Some(Shape::Polyhedron(b))) => Shape::Polyhedron(b),
+                (SavedShape::Plugin { name, params }, Some(Shape::Plugin(b)))
+                    if b.name == name && b.params == params =>
+                {
+                    Shape::Plugin(b)
+                }
+                (SavedShape::Plugin { name, params }, _) => Shape::Plugin(std::sync::Arc::new(
+                    plugins
+                        .make_shape(&name, &params)
+                        .map_err(|e| failure(path, format!("particle {id}: {e}")))?,
+                )),
                 (SavedShape::PolyhedronData(d), _) => Shape::Polyhedron(Box::new(PolyBody::new(
                     d.data()
                         .map_err(|e| failure(path, format!("particle {id}: {e}")))?,

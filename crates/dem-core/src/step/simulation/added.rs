@@ -18,6 +18,7 @@ use super::Simulation;
 use crate::engines::critical_step::critical_step;
 use crate::engines::flow::Flow;
 use crate::model::particles::{Particles, Shape};
+use crate::model::plugin_body::NoShapes;
 use crate::scene::{expand_bodies, parse_ron, BodySpec};
 use dem_api::ShapeKind;
 use nalgebra::{UnitQuaternion, Vector3};
@@ -45,7 +46,7 @@ impl Simulation {
             std::mem::replace(&mut scene.origin, origin),
         );
         let mut fresh = Particles::default();
-        let made = expand_bodies(scene, &index, &mut fresh);
+        let made = expand_bodies(scene, &index, &NoShapes, &mut fresh);
         (scene.bodies, scene.text, scene.origin) = own;
         let made = made.map_err(|e| e.to_string())?;
         if fresh.is_empty() {
@@ -248,6 +249,9 @@ fn refuse_kind(spec: &BodySpec) -> Result<(), String> {
             Err("walls, boxes and meshes are chosen when the run is built, not added".into())
         }
         BodySpec::Csv { .. } => Err("CSV imports are read when the run is built".into()),
+        BodySpec::Shaped { .. } | BodySpec::ShapeFill { .. } => {
+            Err("bodies of plugin shapes are not added from outside yet".into())
+        }
         BodySpec::Sphere { blocked, .. } | BodySpec::Polyhedron { blocked, .. }
             if !blocked.is_empty() =>
         {

@@ -35,7 +35,7 @@ impl Simulation {
             )));
         }
         let mut particles = Particles::default();
-        let boundaries = expand_bodies(&scene, &index, &mut particles)?;
+        let boundaries = expand_bodies(&scene, &index, plugins, &mut particles)?;
         particles.shrink_to_fit();
         let flow = super::population::build_flow(&scene, &index, &materials)?;
         crate::setup::meeting::check_rigid(&scene, &names, &particles, &flow)?;
@@ -97,7 +97,7 @@ impl Simulation {
             None => None,
             Some(spec) => {
                 spec.check().map_err(|e| scene.error(e))?;
-                let shape = |s: &Shape| matches!(s, Shape::Polyhedron(_));
+                let shape = Shape::aspherical;
                 let inserted = |i: &crate::engines::inlet::Inlet| {
                     !matches!(i.maker.template, crate::engines::template::Template::Sphere)
                 };
@@ -106,7 +106,8 @@ impl Simulation {
                     || flow.inlets.iter().any(inserted)
                 {
                     return Err(scene.error(
-                        "fluid: the drag acts on spheres only; this scene has polyhedra or clumps",
+                        "fluid: the drag acts on spheres only; this scene has polyhedra, plugin shapes \
+                         or clumps",
                     ));
                 }
                 Some(Fluid::new(spec))

@@ -32,8 +32,9 @@ impl Simulation {
             None => (&self.particles, None),
         };
         let p = &self.particles;
-        let ball =
-            |p: &Particles, i: usize| matches!(p.shape[i], Shape::Sphere(_) | Shape::Polyhedron(_));
+        let ball = |p: &Particles, i: usize| {
+            matches!(p.shape[i], Shape::Sphere(_)) || p.shape[i].aspherical()
+        };
         let masses = (0..p.len()).filter(|&i| ball(p, i)).map(|i| Mass {
             pos: p.pos[i],
             vel: p.vel[i],

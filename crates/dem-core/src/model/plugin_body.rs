@@ -1,0 +1,119 @@
+//! A body of a shape offered by a plugin (dem-api 0.5.2, see `dem_api::plugin_shape`):
+//! the plugin's object, what it said of itself when built, and the name and parameters it
+//! was built from (checkpoints and added bodies build it again from these).
+
+use dem_api::{ShapeBox, ShapeKind, ShapeProperties, ShapeView, Surface, Vec3};
+
+/// One body of a plugin shape. Shared (`Arc`) between the particle and its clones; the
+/// plugin's object lives as long as any of them.
+pub struct PluginBody {
+    /// The kind the solver gave the shape's name when the plugins were loaded.
+    pub kind: ShapeKind,
+    /// The shape's name (`"Superquadric"`).
+    pub name: String,
+    /// The parameters it was built from, RON text.
+    pub params: String,
+    /// Volume, inertia per unit density and bounds, as the plugin gave them.
+    pub properties: ShapeProperties,
+    model: ShapeBox,
+    record: *const core::ffi::c_void,
+    /// The surface for output, asked of the plugin once.
+    surface: std::sync::OnceLock<Surface>,
+}
+
+/// Divisions of a half turn asked of plugin shapes' surfaces for output.
+pub const SURFACE_DETAIL: u32 = 8;
+
+// SAFETY: the record is an immutable value owned by `model`, which is Send + Sync.
+unsafe impl Send for PluginBody {}
+unsafe impl Sync for PluginBody {}
+
+impl PluginBody {
+    /// Wraps a body the plugin built, checking what it says of itself: every property
+    /// finite and positive, the box within the bounding sphere.
+    pub fn new(kind: ShapeKind, name: &str, params: &str, model: ShapeBox) -> Result<Self, String> {
+        let properties = model.properties();
+        let ShapeProperties {
+            volume,
+            inertia,
+            bounding_radius,
+            half_extents,
+        } = properties;
+        let good = |x: f64| x.is_finite() && x > 0.0;
+        let moments = [inertia.x, inertia.y, inertia.z];
+        let box_ = [half_extents.x, half_extents.y, half_extents.z];
+        if !(good(volume) && good(bounding_radius) && moments.iter().all(|&j| good(j))) {
+            return Err(format!(
+                "shape `{name}`: the plugin reports volume {volume:e} m^3, bounding radius \
+                 {bounding_radius:e} m, moments per unit density {moments:?} m^5: each must \
+                 be finite and positive"
+            ));
+        }
+        if !box_
+            .iter()
+            .all(|&h| good(h) && h <= bounding_radius * (1.0 + 1e-12))
+        {
+            return Err(format!(
+                "shape `{name}`: the plugin reports half-extents {box_:?} m, which must be \
+                 positive and within the bounding radius {bounding_radius:e} m"
+            ));
+        }
+        let record = model.record();
+        Ok(PluginBody {
+            kind,
+            name: name.to_string(),
+            params: params.to_string(),
+            properties,
+            model,
+            record,
+            surface: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The view handed to geometry functors.
+    pub fn view(&self) -> ShapeView<'_> {
+        // SAFETY: `kind` is a plugin kind (given by the loader) and the record lives as
+        // long as `self.model`, that is as long as `self`.
+        unsafe { ShapeView::of_plugin(self.kind, self.record, self.properties.bounding_radius) }
+    }
+
+    /// A triangulation of the surface in the body frame at [`SURFACE_DETAIL`] (see
+    /// `ShapeModel::surface`), asked of the plugin once.
+    pub fn surface(&self) -> &Surface {
+        self.surface
+            .get_or_init(|| self.model.surface(SURFACE_DETAIL))
+    }
+
+    /// The support point along the unit body-frame direction `d`, body frame, m.
+    pub fn support(&self, d: Vec3) -> Vec3 {
+        self.model.support(d)
+    }
+}
+
+impl std::fmt::Debug for PluginBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}({})", self.name, self.params)
+    }
+}
+
+impl PartialEq for PluginBody {
+    fn eq(&self, other: &PluginBody) -> bool {
+        self.name == other.name && self.params == other.params
+    }
+}
+
+/// Builds plugin-shape bodies by name: the loaded plugins do (the scene's expansion only
+/// sees this, so that it needs no plugin loader).
+pub trait ShapeSource {
+    /// One body of shape `name` built from RON parameter text; `Err` names what is wrong.
+    fn make_shape(&self, name: &str, params: &str) -> Result<PluginBody, String>;
+}
+
+/// No plugin shapes at all (tools and tests that build scenes of built-in shapes).
+pub struct NoShapes;
+
+impl ShapeSource for NoShapes {
+    fn make_shape(&self, name: &str, _: &str) -> Result<PluginBody, String> {
+        Err(format!("no loaded plugin offers the shape `{name}`"))
+    }
+}

@@ -1,0 +1,64 @@
+//! A superquadric in the global frame: its record and its body's rotation.
+
+use crate::common_normal::Convex;
+use crate::real::Dual;
+use crate::shape::Superquadric;
+use dem_api::nalgebra::{Matrix2, Matrix3, Vector3};
+use dem_api::BodyView;
+
+type V = Vector3<f64>;
+
+/// A superquadric body posed: its support map in global directions.
+pub struct Posed<'a> {
+    /// The shape.
+    pub shape: &'a Superquadric,
+    /// Rotation, body to global.
+    pub rot: Matrix3<f64>,
+}
+
+impl<'a> Posed<'a> {
+    /// The superquadric `shape` of body `b`.
+    pub fn of(shape: &'a Superquadric, b: &BodyView<'_>) -> Posed<'a> {
+        Posed {
+            shape,
+            rot: b.ori.unit().to_rotation_matrix().into_inner(),
+        }
+    }
+}
+
+impl Convex for Posed<'_> {
+    fn support(&self, n: &V) -> V {
+        let local = self.rot.tr_mul(n);
+        let s = self.shape.support_point([local.x, local.y, local.z]);
+        self.rot * V::new(s[0], s[1], s[2])
+    }
+
+    fn axes(&self) -> [V; 3] {
+        [
+            self.rot.column(0).into(),
+            self.rot.column(1).into(),
+            self.rot.column(2).into(),
+        ]
+    }
+
+    fn size(&self) -> f64 {
+        self.shape.bounding_radius
+    }
+
+    fn tangent_jacobian(&self, n: &V, t: &(V, V)) -> Matrix2<f64> {
+        let (local, t1, t2) = (
+            self.rot.tr_mul(n),
+            self.rot.tr_mul(&t.0),
+            self.rot.tr_mul(&t.1),
+        );
+        let d = [0, 1, 2].map(|i| Dual {
+            v: local[i],
+            d: [t1[i], t2[i]],
+        });
+        let s = self.shape.support_over(d);
+        let ds = |j: usize| V::new(s[0].d[j], s[1].d[j], s[2].d[j]);
+        let (c1, c2) = (ds(0), ds(1));
+        let off = 0.5 * (t1.dot(&c2) + t2.dot(&c1));
+        Matrix2::new(t1.dot(&c1), off, off, t2.dot(&c2))
+    }
+}
