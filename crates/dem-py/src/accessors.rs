@@ -165,12 +165,12 @@ impl PySimulation {
         Ok(self.lock()?.sim.material_names.clone())
     }
 
-    /// Shape kinds ("Sphere", "Wall", "Facet", "Polyhedron"): (n,) array of str, scene-id
-    /// order.
+    /// Shape names ("Sphere", "Wall", "Facet", "Polyhedron", or a plugin shape's own, e.g.
+    /// "Superquadric"): (n,) array of str, scene-id order.
     #[getter]
     fn kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let g = self.lock()?;
-        let v = state::scalars(&g.sim, |i| g.sim.particles.shape[i].kind().name());
+        let v = state::scalars(&g.sim, |i| g.sim.particles.shape[i].name().to_string());
         drop(g);
         py.import("numpy")?.call_method1("array", (v,))
     }

@@ -213,7 +213,8 @@ class Simulation:
         """The scene's material names, in index order (sorted by name)."""
     @property
     def kinds(self) -> npt.NDArray[np.str_]:
-        """Shape kinds: "Sphere", "Wall", "Facet" or "Polyhedron": (n,)."""
+        """Shape names: "Sphere", "Wall", "Facet", "Polyhedron" or a plugin shape's own
+        (e.g. "Superquadric"): (n,)."""
     @property
     def ledger(self) -> Dict[str, float]:
         """The energy ledger of the last step, J: the columns of ``energy.csv``
