@@ -213,3 +213,27 @@ fn a_plugin_failing_on_one_rank_stops_every_rank() {
         "{stderr}"
     );
 }
+
+#[test]
+fn superquadrics_on_two_and_four_ranks() {
+    // Bodies of a plugin shape: every rank loads the plugin and gives the shape the
+    // same kind; the functor's contact state travels with the contacts.
+    let Some(dem) = mpi_dem() else { return };
+    let dir = fresh_dir("mpi", "superquadrics");
+    let text = r#"Scene(
+    materials: { "m": (density: 1000, young: 1e7, friction: 0.5) },
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
+            params: (kn: 1e4, kt_kn: 0.5, restitution: 0.3))],
+    bodies: [
+        ShapeFill(shape: "Superquadric", params: (half_axes: (0.012, 0.008, 0.006), blockiness: (2, 3)),
+                  min: (0, 0, 0), max: (0.1, 0.1, 0.25), count: 60, material: "m", seed: 3),
+        Box(min: (0, 0, 0), max: (0.1, 0.1, 0.4), material: "m"),
+    ],
+    gravity: (0, 0, -9.81),
+    timestep: Critical(0.2),
+    duration: Steps(3000),
+    contacts: (l6geom: (no_ratch: false)),
+    output: (every: 1000),
+)"#;
+    same_on_ranks(dem, &write(&dir, "superquadrics.ron", text), &dir);
+}
