@@ -362,3 +362,19 @@ fn superquadrics_on_one_and_two_threads_agree_bitwise() {
         "contact state differs between 1 and 2 threads"
     );
 }
+
+#[test]
+fn bodies_of_a_plugin_shape_are_added_with_the_plugins() {
+    let mut sim = fill();
+    sim.run_steps(10).unwrap();
+    let body = r#"[Shaped(shape: "Superquadric", params: (half_axes: (0.01, 0.01, 0.02)),
+                          position: (0.05, 0.05, 0.35), material: "m")]"#;
+    let e = sim.add_bodies(body).unwrap_err();
+    assert!(e.contains("add_bodies_with"), "{e}");
+    let ids = sim.add_bodies_with(plugins(), body).unwrap();
+    assert_eq!(ids, vec![67]);
+    let i = sim.particles.len() - 1;
+    let v = 4.0 / 3.0 * std::f64::consts::PI * 0.01 * 0.01 * 0.02 * 1000.0;
+    assert!((sim.particles.mass[i] - v).abs() < 1e-12 * v);
+    sim.run_steps(10).unwrap();
+}

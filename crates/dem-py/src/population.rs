@@ -97,7 +97,12 @@ impl PySimulation {
                 .call_method1("to_ron", (list,))?
                 .extract()?
         };
-        let ids = self.lock()?.sim.add_bodies(&text).map_err(value_error)?;
+        let mut g = self.lock()?;
+        let inner = &mut *g;
+        let ids = (inner.sim)
+            .add_bodies_with(&inner.plugins, &text)
+            .map_err(value_error)?;
+        drop(g);
         let ids: Vec<i64> = ids.into_iter().map(|id| id as i64).collect();
         Ok(ids.into_pyarray(py).into_any())
     }

@@ -84,3 +84,22 @@ def test_copies_of_plugin_shapes_run_bitwise(plugins):
     assert np.array_equal(sim.orientations, copied.orientations)
     assert np.array_equal(sim.positions, copied.positions)
     assert list(copied.kinds) == ["Superquadric", "Wall"]
+
+
+def test_bodies_of_a_plugin_shape_are_added_between_steps(plugins):
+    sim = spinning(plugins)
+    sim.run(steps=10)
+    ids = sim.add_bodies(
+        [
+            Shaped(
+                shape="Superquadric",
+                params=dict(half_axes=(0.01, 0.01, 0.02), blockiness=(3, 2)),
+                position=(0.2, 0, 0.1),
+                material="m",
+            )
+        ]
+    )
+    assert list(ids) == [2]
+    assert list(sim.kinds) == ["Superquadric", "Wall", "Superquadric"]
+    sim.run(steps=10)
+    assert np.allclose(sim.positions[2], (0.2, 0, 0.1))

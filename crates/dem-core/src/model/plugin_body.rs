@@ -114,6 +114,9 @@ pub struct NoShapes;
 
 impl ShapeSource for NoShapes {
     fn make_shape(&self, name: &str, _: &str) -> Result<PluginBody, String> {
-        Err(format!("no loaded plugin offers the shape `{name}`"))
+        Err(format!(
+            "the shape `{name}` is offered by a plugin, and no plugins were given (Rust: \
+             Simulation::add_bodies_with)"
+        ))
     }
 }

@@ -1,6 +1,6 @@
 //! Bodies of any free kind added from outside between two steps, written as a scene
-//! writes its `bodies`: spheres, polyhedra, clumps and their generators (`Lattice`,
-//! `RandomFill`, `Rocks`, `ClumpFill`), e.g.
+//! writes its `bodies`: spheres, polyhedra, clumps, plugin shapes ([`Simulation::add_bodies_with`])
+//! and their generators (`Lattice`, `RandomFill`, `Rocks`, `ClumpFill`, `ShapeFill`), e.g.
 //! `[Polyhedron(vertices: [...], material: "rock"), Clump(template: "pair", position: (0, 0, 0.1), material: "glass")]`.
 //!
 //! Each is made exactly as the scene's bodies are (the same code), appended with the next
@@ -18,7 +18,7 @@ use super::Simulation;
 use crate::engines::critical_step::critical_step;
 use crate::engines::flow::Flow;
 use crate::model::particles::{Particles, Shape};
-use crate::model::plugin_body::NoShapes;
+use crate::model::plugin_body::{NoShapes, ShapeSource};
 use crate::scene::{expand_bodies, parse_ron, BodySpec};
 use dem_api::ShapeKind;
 use nalgebra::{UnitQuaternion, Vector3};
@@ -28,6 +28,16 @@ impl Simulation {
     /// Adds the bodies of `text` (a RON list of scene bodies, see the module docs) between
     /// two steps; returns the scene ids of their particles (a clump's members).
     pub fn add_bodies(&mut self, text: &str) -> Result<Vec<u64>, String> {
+        self.add_bodies_with(&NoShapes, text)
+    }
+
+    /// [`Simulation::add_bodies`] with bodies of plugin shapes (`Shaped`, `ShapeFill`)
+    /// too, which `shapes` (the run's plugins) builds.
+    pub fn add_bodies_with(
+        &mut self,
+        shapes: &dyn ShapeSource,
+        text: &str,
+    ) -> Result<Vec<u64>, String> {
         if self.ranks.is_some() {
             return Err("bodies cannot be added from outside on several ranks".into());
         }
@@ -46,7 +56,7 @@ impl Simulation {
             std::mem::replace(&mut scene.origin, origin),
         );
         let mut fresh = Particles::default();
-        let made = expand_bodies(scene, &index, &NoShapes, &mut fresh);
+        let made = expand_bodies(scene, &index, shapes, &mut fresh);
         (scene.bodies, scene.text, scene.origin) = own;
         let made = made.map_err(|e| e.to_string())?;
         if fresh.is_empty() {
@@ -156,6 +166,12 @@ impl Simulation {
             ));
         }
         let new_kinds: Vec<ShapeKind> = (0..fresh.len()).map(|i| fresh.shape[i].kind()).collect();
+        let shape_name = |k: ShapeKind| {
+            all.shape
+                .iter()
+                .find(|s| s.kind() == k)
+                .map_or("Unknown", |s| s.name())
+        };
         for (a, b) in kinds {
             if (new_kinds.contains(&a) || new_kinds.contains(&b))
                 && !self.dispatch.shape_table.contains_key(&(a, b))
@@ -163,8 +179,8 @@ impl Simulation {
                 return Err(format!(
                     "the run has no geometry functor for {} + {} (functors are chosen when the \
                      run is built: put a body of that shape in the scene)",
-                    a.name(),
-                    b.name()
+                    shape_name(a),
+                    shape_name(b)
                 ));
             }
         }
@@ -249,10 +265,9 @@ fn refuse_kind(spec: &BodySpec) -> Result<(), String> {
             Err("walls, boxes and meshes are chosen when the run is built, not added".into())
         }
         BodySpec::Csv { .. } => Err("CSV imports are read when the run is built".into()),
-        BodySpec::Shaped { .. } | BodySpec::ShapeFill { .. } => {
-            Err("bodies of plugin shapes are not added from outside yet".into())
-        }
-        BodySpec::Sphere { blocked, .. } | BodySpec::Polyhedron { blocked, .. }
+        BodySpec::Sphere { blocked, .. }
+        | BodySpec::Polyhedron { blocked, .. }
+        | BodySpec::Shaped { blocked, .. }
             if !blocked.is_empty() =>
         {
             Err("bodies added from outside are free: no blocked degrees of freedom".into())
