@@ -91,7 +91,7 @@ pub fn curvature_radius(body: &dyn Convex, n: &V) -> f64 {
 }
 
 /// Largest Newton iterations before giving up.
-const MAX_ITERATIONS: usize = 1000;
+const MAX_ITERATIONS: usize = 5000;
 
 /// Finds the common normal of `a` (centre `ca`) and `b` (centre `cb`), starting from
 /// `start` (a unit vector) or, when it is `None`, from the best of the centre-to-centre
