@@ -244,6 +244,17 @@ pub fn kept(state: &[f64]) -> Option<V> {
     (n.norm_squared() > 0.5).then(|| n.normalize())
 }
 
+/// A functor's result for a pair seen without a kept normal (the SDK's `geom` and
+/// `try_term`, which have no state): `try_term_kept` with the state at zero.
+pub fn unkept<G: dem_api::sdk::Geometry>(
+    g: &G,
+    b1: &dem_api::BodyView<'_>,
+    b2: &dem_api::BodyView<'_>,
+    distance: f64,
+) -> Result<Option<dem_api::RawGeom>, String> {
+    g.try_term_kept(b1, b2, distance, 0, &mut [], &mut [0.0; STATE_LEN])
+}
+
 /// Keeps `n` in `state`.
 pub fn keep(state: &mut [f64], n: &V) {
     state[..3].copy_from_slice(n.as_slice());

@@ -1,7 +1,7 @@
 //! `Cg2_Superquadric_Superquadric_L6Geom`: two superquadrics, by their common normal
 //! (see [`crate::common_normal`]), followed from step to step in the contact's state.
 
-use crate::common_normal::{common_normal, keep, kept, STATE_LEN};
+use crate::common_normal::{common_normal, keep, kept, unkept, STATE_LEN};
 use crate::posed::Posed;
 use crate::shape::Superquadric;
 use dem_api::sdk::{plugin_shape, Geometry, Param};
@@ -42,9 +42,7 @@ impl Geometry for Pair {
     }
 
     fn geom(&self, b1: &BodyView<'_>, b2: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
-        self.try_term_kept(b1, b2, distance, 0, &mut [], &mut [0.0; STATE_LEN])
-            .ok()
-            .flatten()
+        unkept(self, b1, b2, distance).ok().flatten()
     }
 
     fn try_term(
@@ -54,7 +52,7 @@ impl Geometry for Pair {
         distance: f64,
         _: u32,
     ) -> Result<Option<RawGeom>, String> {
-        self.try_term_kept(b1, b2, distance, 0, &mut [], &mut [0.0; STATE_LEN])
+        unkept(self, b1, b2, distance)
     }
 
     fn try_term_kept(

@@ -3,7 +3,7 @@
 //! the overlap is the sphere's radius less the distance of its centre from the surface
 //! (plus the depth of a centre inside).
 
-use crate::common_normal::{common_normal, keep, kept, Ball, STATE_LEN};
+use crate::common_normal::{common_normal, keep, kept, unkept, Ball, STATE_LEN};
 use crate::pair::superquadric;
 use crate::posed::Posed;
 use dem_api::sdk::{Geometry, Param};
@@ -35,9 +35,7 @@ impl Geometry for SphereSuperquadric {
     }
 
     fn geom(&self, b1: &BodyView<'_>, b2: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
-        self.try_term_kept(b1, b2, distance, 0, &mut [], &mut [0.0; STATE_LEN])
-            .ok()
-            .flatten()
+        unkept(self, b1, b2, distance).ok().flatten()
     }
 
     fn try_term(
@@ -47,7 +45,7 @@ impl Geometry for SphereSuperquadric {
         distance: f64,
         _: u32,
     ) -> Result<Option<RawGeom>, String> {
-        self.try_term_kept(b1, b2, distance, 0, &mut [], &mut [0.0; STATE_LEN])
+        unkept(self, b1, b2, distance)
     }
 
     fn try_term_kept(

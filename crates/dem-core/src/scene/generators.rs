@@ -171,6 +171,11 @@ pub fn expand_bodies(
                 ))
             })
         };
+        let dofs = |blocked: &str| {
+            Dofs::parse(blocked).map_err(|c| {
+                scene.error(format!("bodies[{k}].blocked: `{c}` is not one of xyzXYZ"))
+            })
+        };
         let positive = |field: &str, x: f64| -> Result<(), DemError> {
             if x > 0.0 && x.is_normal() {
                 Ok(())
@@ -192,9 +197,7 @@ pub fn expand_bodies(
             } => {
                 positive("radius", *radius)?;
                 let m = mat(material)?;
-                let dofs = Dofs::parse(blocked).map_err(|c| {
-                    scene.error(format!("bodies[{k}].blocked: `{c}` is not one of xyzXYZ"))
-                })?;
+                let dofs = dofs(blocked)?;
                 add_sphere(
                     p,
                     v(*center),
@@ -377,9 +380,7 @@ pub fn expand_bodies(
                 material, blocked, ..
             } => {
                 let m = mat(material)?;
-                let dofs = Dofs::parse(blocked).map_err(|c| {
-                    scene.error(format!("bodies[{k}].blocked: `{c}` is not one of xyzXYZ"))
-                })?;
+                let dofs = dofs(blocked)?;
                 super::polyhedra::add_polyhedron(
                     scene,
                     k,
@@ -394,9 +395,7 @@ pub fn expand_bodies(
                 material, blocked, ..
             } => {
                 let m = mat(material)?;
-                let dofs = Dofs::parse(blocked).map_err(|c| {
-                    scene.error(format!("bodies[{k}].blocked: `{c}` is not one of xyzXYZ"))
-                })?;
+                let dofs = dofs(blocked)?;
                 let rho = mats[m as usize].density;
                 super::plugin_bodies::add_shaped(scene, k, spec, rho, m, dofs, shapes, p)?;
             }
