@@ -124,3 +124,110 @@ fn crossed_template_capsules_touch_where_their_axes_are_closest() {
     assert!((n - Vector3::y()).norm() < 1e-12);
     assert!((l6.point - Vector3::new(0.0, 0.0075, 0.0)).norm() < 1e-15);
 }
+
+/// The template with `edits` (pairs of text and replacement, each of which must occur)
+/// made to its source, built as package `package`.
+fn altered_template(package: &str, edits: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("dem-src-{package}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let template = root().join("examples/shape-template");
+    let manifest = std::fs::read_to_string(template.join("Cargo.toml")).unwrap();
+    let manifest = manifest.replace("name = \"shape-template\"", &format!("name = {package:?}"));
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    let mut source = std::fs::read_to_string(template.join("src/lib.rs")).unwrap();
+    for (from, to) in edits {
+        assert!(source.contains(from), "the template no longer has `{from}`");
+        source = source.replace(from, to);
+    }
+    std::fs::write(dir.join("src/lib.rs"), source).unwrap();
+    build_out_of_tree(&dir, &package.replace('-', "_"))
+}
+
+#[test]
+fn a_shape_plugin_that_lies_about_its_bodies_is_refused_with_the_shape_named() {
+    // A shape taking a built-in kind's name is refused when the plugin loads.
+    let impostor = altered_template(
+        "shape-impostor",
+        &[(
+            "const NAME: &'static str = \"Capsule\";",
+            "const NAME: &'static str = \"Polyhedron\";",
+        )],
+    );
+    let e = match PluginSet::default().load(&impostor) {
+        Ok(_) => panic!("a shape named Polyhedron was loaded"),
+        Err(e) => e.to_string(),
+    };
+    println!("{e}");
+    assert!(
+        e.contains("shape_impostor") && e.contains("offers a shape named `Polyhedron`"),
+        "{e}"
+    );
+    // A box that cuts the ends off, and a panic for a radius above 1 m: each body is
+    // refused with the shape's name and what is wrong; nothing panics in the solver.
+    let liar = altered_template(
+        "shape-liar",
+        &[
+            (
+                "half_extents: Vec3::new(r, r, h + r)",
+                "half_extents: Vec3::new(r, r, h)",
+            ),
+            (
+                "let axial = cylinder",
+                "assert!(r <= 1.0, \"radius above 1 m\");\n        let axial = cylinder",
+            ),
+        ],
+    );
+    let mut set = PluginSet::default();
+    set.load(&liar).unwrap();
+    let build = |params: &str| {
+        let text = format!(
+            r#"Scene(materials: {{ "m": (density: 1000, young: 1e7) }}, laws: [],
+                     bodies: [Shaped(shape: "Capsule", params: {params}, position: (0, 0, 1),
+                                     material: "m")],
+                     timestep: Fixed(1e-5), duration: Steps(1))"#
+        );
+        let scene = Scene::parse(&text, Path::new("liar.ron")).unwrap();
+        Simulation::new(scene, &set)
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    let short = build("(radius: 0.01, half_length: 0.02)");
+    println!("{short}");
+    assert!(
+        short.contains("liar.ron:2:")
+            && short.contains("shape `Capsule`")
+            && short.contains("support point along (-0.577, -0.577, -0.577) is")
+            && short.contains("half-extents (1e-2, 1e-2, 2e-2) m"),
+        "{short}"
+    );
+    let panicked = build("(radius: 2, half_length: 0.02)");
+    println!("{panicked}");
+    assert!(
+        panicked.contains("shape `Capsule`") && panicked.contains("must be finite and positive"),
+        "{panicked}"
+    );
+}
+
+#[test]
+fn template_capsules_whose_axes_cross_keep_their_contact() {
+    // Capsule 1 along z, capsule 2 along x through (0, 0, 1 mm): the axes cross at
+    // (0, 0, 1 mm) and the closest points coincide: the way out is along the common
+    // perpendicular of the axes, y (z x x), with the whole overlap 2 r.
+    let set = with_template();
+    let bodies = r#"
+        Shaped(shape: "Capsule", params: (radius: 0.01, half_length: 0.02), position: (0, 0, 0),
+               material: "m", blocked: "xyzXYZ"),
+        Shaped(shape: "Capsule", params: (radius: 0.01, half_length: 0.03), position: (0, 0, 0.001),
+               rotate: (0, 1.5707963267948966, 0), material: "m", blocked: "xyzXYZ")"#;
+    let mut s = sim(&set, bodies, 1e4, 0.01);
+    s.step().unwrap();
+    let live: Vec<_> = s.contacts.live_with_geometry().collect();
+    assert_eq!(live.len(), 1);
+    let (_, l6, _) = &live[0];
+    let n = l6.frame.row(0).transpose();
+    println!("crossing capsules: gap {:e} m, normal {n:?}", l6.u.x);
+    assert!((l6.u.x + 0.02).abs() < 1e-15);
+    assert!((n - Vector3::y()).norm() < 1e-12);
+}

@@ -5,6 +5,7 @@
 //! bitwise from checkpoints; bad shapes are refused with the field named.
 
 use dem_core::files::checkpoint::Checkpoint;
+use dem_core::step::simulation::population::NewSphere;
 use dem_core::Simulation;
 use dem_verification::{plugins, sim_from_text};
 use nalgebra::Vector3;
@@ -377,4 +378,16 @@ fn bodies_of_a_plugin_shape_are_added_with_the_plugins() {
     let v = 4.0 / 3.0 * std::f64::consts::PI * 0.01 * 0.01 * 0.02 * 1000.0;
     assert!((sim.particles.mass[i] - v).abs() < 1e-12 * v);
     sim.run_steps(10).unwrap();
+    // A sphere added within the new body's bounding sphere (radius 0.02 m) is refused.
+    let at = sim.particles.pos[i];
+    let sphere = |dx: f64| NewSphere {
+        center: at + Vector3::new(dx, 0.0, 0.0),
+        radius: 0.005,
+        material: "m".into(),
+        velocity: Vector3::zeros(),
+        angular_velocity: Vector3::zeros(),
+    };
+    let e = sim.add_spheres(&[sphere(0.024)]).unwrap_err();
+    assert!(e.contains("sphere 0 overlaps particle 67"), "{e}");
+    assert_eq!(sim.particles.len(), i + 1);
 }

@@ -74,8 +74,9 @@ pub trait ShapeModel: Send + Sync {
     fn surface(&self, detail: u32) -> Surface;
 
     /// The support point of the shape in body-frame direction `direction` (a unit
-    /// vector): the surface point farthest along it, body frame, m. Lets generic
-    /// (support-function based) functors serve the shape.
+    /// vector): the surface point farthest along it, body frame, m. The solver checks
+    /// the reported bounds against it when a body is built; functors read the shape
+    /// through the record, not through this method.
     #[sabi(last_prefix_field)]
     fn support(&self, direction: Vec3) -> Vec3;
 }

@@ -358,19 +358,25 @@ fn note_scene_file(ck: &Checkpoint) {
 }
 
 fn announce(sim: &Simulation, scene_path: &Path) {
-    let shapes = &sim.particles.shape;
-    let spheres = shapes
-        .iter()
-        .filter(|s| matches!(s, Shape::Sphere(_)))
-        .count();
-    let polyhedra = shapes
-        .iter()
-        .filter(|s| matches!(s, Shape::Polyhedron(_)))
-        .count();
-    let bodies = match (spheres, polyhedra) {
-        (s, 0) => format!("{s} spheres"),
-        (0, p) => format!("{p} polyhedra"),
-        (s, p) => format!("{s} spheres, {p} polyhedra"),
+    // Bodies by shape (walls and mesh facets left out): spheres, polyhedra, then each
+    // plugin shape by name.
+    let mut counts: std::collections::BTreeMap<(u8, String), usize> = Default::default();
+    for s in &sim.particles.shape {
+        let key = match s {
+            Shape::Sphere(_) => (0, "spheres".to_string()),
+            Shape::Polyhedron(_) => (1, "polyhedra".to_string()),
+            Shape::Plugin(b) => (2, format!("{} bodies", b.name)),
+            _ => continue,
+        };
+        *counts.entry(key).or_default() += 1;
+    }
+    let bodies = match counts.is_empty() {
+        true => "0 spheres".to_string(),
+        false => counts
+            .iter()
+            .map(|((_, what), n)| format!("{n} {what}"))
+            .collect::<Vec<_>>()
+            .join(", "),
     };
     tracing::info!(
         "{}: {} particles ({bodies}), dt = {:.3e} s (critical estimate {:.3e} s), {} steps, {}",

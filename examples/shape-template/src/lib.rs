@@ -257,15 +257,26 @@ fn axis(c: &Capsule, b: &BodyView<'_>) -> [Vector3<f64>; 2] {
 }
 
 /// Two balls of radii `r1`, `r2` about the points `x1`, `x2`: the contact as between two
-/// spheres, or `None` when the gap is not below `distance`.
-fn balls(x1: Vector3<f64>, r1: f64, x2: Vector3<f64>, r2: f64, distance: f64) -> Option<RawGeom> {
+/// spheres, or `None` when the gap is not below `distance`. Points that (nearly) coincide
+/// give no direction: the normal is then `across` (the direction out of the deepest
+/// overlap, from body 1 to body 2; nonzero).
+fn balls(
+    (x1, r1): (Vector3<f64>, f64),
+    (x2, r2): (Vector3<f64>, f64),
+    across: Vector3<f64>,
+    distance: f64,
+) -> Option<RawGeom> {
     let d = x2 - x1;
     let len = d.norm();
     let gap = len - r1 - r2;
-    if gap >= distance || len == 0.0 {
+    if gap >= distance {
         return None;
     }
-    let normal = d / len;
+    let normal = if len > 1e-9 * (r1 + r2) {
+        d / len
+    } else {
+        across.normalize()
+    };
     Some(RawGeom {
         touching: 1,
         point: (x1 + normal * (r1 + 0.5 * gap)).into(),
@@ -287,7 +298,8 @@ impl Geometry for CapsuleCapsule {
     const NAME: &'static str = "Cg2_Capsule_Capsule_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::NAMED, ShapeKind::NAMED];
     const SHAPE_NAMES: [&'static str; 2] = ["Capsule", "Capsule"];
-    const DESCRIPTION: &'static str = "Two capsules: the closest points of their axes as         the centres of two spheres of the capsules' radii.";
+    const DESCRIPTION: &'static str = "Two capsules: the closest points of their axes as \
+        the centres of two spheres of the capsules' radii.";
     const PARAMS: &'static [Param] = &[];
 
     fn new(_: NoParams) -> Result<Self, String> {
@@ -302,8 +314,17 @@ impl Geometry for CapsuleCapsule {
                 plugin_shape::<Capsule>(&b2.shape)?,
             )
         };
-        let (x1, x2) = closest(axis(c1, b1), axis(c2, b2));
-        balls(x1, c1.radius, x2, c2.radius, distance)
+        let (a1, a2) = (axis(c1, b1), axis(c2, b2));
+        let (x1, x2) = closest(a1, a2);
+        // Crossing axes: out along the common perpendicular, to body 2's side.
+        let mut across = (a1[1] - a1[0]).cross(&(a2[1] - a2[0]));
+        if across.norm() == 0.0 {
+            across = b1.ori.unit() * Vector3::x();
+        }
+        if across.dot(&(b2.pos.na() - b1.pos.na())) < 0.0 {
+            across = -across;
+        }
+        balls((x1, c1.radius), (x2, c2.radius), across, distance)
     }
 }
 
@@ -316,7 +337,8 @@ impl Geometry for SphereCapsule {
     const NAME: &'static str = "Cg2_Sphere_Capsule_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::SPHERE, ShapeKind::NAMED];
     const SHAPE_NAMES: [&'static str; 2] = ["Sphere", "Capsule"];
-    const DESCRIPTION: &'static str = "Sphere and capsule: the sphere against a sphere of         the capsule's radius about the closest point of its axis.";
+    const DESCRIPTION: &'static str = "Sphere and capsule: the sphere against a sphere of \
+        the capsule's radius about the closest point of its axis.";
     const PARAMS: &'static [Param] = &[];
 
     fn new(_: NoParams) -> Result<Self, String> {
@@ -329,7 +351,9 @@ impl Geometry for SphereCapsule {
         let c = unsafe { plugin_shape::<Capsule>(&b2.shape)? };
         let centre = *b1.pos.na();
         let (_, x2) = closest([centre, centre], axis(c, b2));
-        balls(centre, r, x2, c.radius, distance)
+        // A centre on the axis: out across it.
+        let across = -(b2.ori.unit() * Vector3::x());
+        balls((centre, r), (x2, c.radius), across, distance)
     }
 }
 

@@ -132,7 +132,7 @@ pub fn common_normal(
     // slides fast as the normal turns (`F` grows as a power below 2 of the angle), so the
     // mismatch shrinks far more slowly than the angle does.
     let tolerance = 1e-12 * size;
-    // `F` a few iterations back: when it has not fallen by 1e-13 of the size over them,
+    // `F` a few iterations back: when it has not fallen by 1e-10 of the size over them,
     // the minimum is reached (along a blocky body's near-kink the normal then creeps by
     // steps of 1e-10 rad that change nothing).
     let mut history = [f64::INFINITY; 4];
@@ -144,14 +144,21 @@ pub fn common_normal(
         let g = p.sa - p.sb - d;
         let gt = Vector2::new(t.0.dot(&g), t.1.dot(&g));
         let (ja, jb) = (a.tangent_jacobian(&p.n, &t), b.tangent_jacobian(&-p.n, &t));
-        let done = |p: &Probe| {
+        // The contact at probe `q`, with the radii of curvature at its own normal.
+        let done = |q: &Probe| {
             let radius = |j: Matrix2<f64>| j.determinant().max(0.0).sqrt();
-            Ok::<_, String>((!apart(p)).then(|| Contact {
-                normal: p.n,
-                overlap: p.f,
-                on_a: ca + p.sa,
-                on_b: cb + p.sb,
-                radii: [radius(ja), radius(jb)],
+            Ok::<_, String>((!apart(q)).then(|| {
+                let tq = tangents(&q.n);
+                Contact {
+                    normal: q.n,
+                    overlap: q.f,
+                    on_a: ca + q.sa,
+                    on_b: cb + q.sb,
+                    radii: [
+                        radius(a.tangent_jacobian(&q.n, &tq)),
+                        radius(b.tangent_jacobian(&-q.n, &tq)),
+                    ],
+                }
             }))
         };
         if gt.norm() <= tolerance {

@@ -5,7 +5,7 @@ use crate::common_normal::{common_normal, keep, kept, unkept, STATE_LEN};
 use crate::posed::Posed;
 use crate::shape::Superquadric;
 use dem_api::sdk::{plugin_shape, Geometry, Param};
-use dem_api::{BodyView, RawGeom, ShapeKind};
+use dem_api::{BodyView, GeomReads, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 
 /// Parameters (none).
@@ -29,6 +29,7 @@ impl Geometry for Pair {
     const NAME: &'static str = "Cg2_Superquadric_Superquadric_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::NAMED, ShapeKind::NAMED];
     const SHAPE_NAMES: [&'static str; 2] = ["Superquadric", "Superquadric"];
+    const READS: GeomReads = GeomReads::ORIENTATION_1.union(GeomReads::ORIENTATION_2);
     const DESCRIPTION: &'static str = "Two superquadrics: the common normal minimising the \
         support function of their Minkowski difference (overlap = penetration depth, gap = \
         distance when apart), found by Newton's method on the sphere of directions and \

@@ -23,7 +23,7 @@ pub const BLOCKINESS: (f64, f64) = (2.0, 10.0);
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// Half-axes along body x, y, z, m.
+    /// Half-axes along body x, y, z, m; required (the default, zeros, is refused).
     pub half_axes: [f64; 3],
     /// Blockiness `(n1, n2)`: `n1` towards the poles (z), `n2` about z; each in [2, 10].
     pub blockiness: [f64; 2],
@@ -60,6 +60,11 @@ pub fn beta(x: f64, y: f64) -> f64 {
 impl Superquadric {
     /// The body of the given half-axes (m) and blockiness, checked.
     pub fn new(half_axes: [f64; 3], blockiness: [f64; 2]) -> Result<Superquadric, String> {
+        if half_axes == [0.0; 3] {
+            return Err(
+                "half_axes: required (no default), e.g. `half_axes: (0.01, 0.01, 0.02)`, m".into(),
+            );
+        }
         if !half_axes.iter().all(|&x| x.is_finite() && x > 0.0) {
             return Err(format!(
                 "half_axes: each must be positive and finite, m; got {half_axes:?}"
@@ -256,7 +261,7 @@ impl Shape for Superquadric {
         Param {
             name: "half_axes",
             unit: "m",
-            doc: "half-axes (a, b, c) along body x, y, z",
+            doc: "half-axes (a, b, c) along body x, y, z; required (no default)",
         },
         Param {
             name: "blockiness",

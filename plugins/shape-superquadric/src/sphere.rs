@@ -7,7 +7,7 @@ use crate::common_normal::{common_normal, keep, kept, unkept, Ball, STATE_LEN};
 use crate::pair::superquadric;
 use crate::posed::Posed;
 use dem_api::sdk::{Geometry, Param};
-use dem_api::{BodyView, RawGeom, ShapeKind};
+use dem_api::{BodyView, GeomReads, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 
 /// Parameters (none).
@@ -23,6 +23,7 @@ impl Geometry for SphereSuperquadric {
     const NAME: &'static str = "Cg2_Sphere_Superquadric_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::SPHERE, ShapeKind::NAMED];
     const SHAPE_NAMES: [&'static str; 2] = ["Sphere", "Superquadric"];
+    const READS: GeomReads = GeomReads::ORIENTATION_2;
     const DESCRIPTION: &'static str = "Sphere and superquadric: the common normal of the \
         ball and the superquadric (overlap = radius minus the centre's distance from the \
         surface), followed from step to step; radius2 the geometric mean of the \

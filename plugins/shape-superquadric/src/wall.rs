@@ -23,7 +23,7 @@ impl Geometry for WallSuperquadric {
     const NAME: &'static str = "Cg2_Wall_Superquadric_L6Geom";
     const SHAPES: [ShapeKind; 2] = [ShapeKind::WALL, ShapeKind::NAMED];
     const SHAPE_NAMES: [&'static str; 2] = ["Wall", "Superquadric"];
-    const READS: GeomReads = GeomReads::ALL;
+    const READS: GeomReads = GeomReads::ORIENTATION_1.union(GeomReads::ORIENTATION_2);
     const DESCRIPTION: &'static str = "Infinite plane and superquadric: normal from the wall \
         towards the superquadric (a two-sided wall turns it to the centre's side); gap = \
         signed distance of the superquadric's deepest point (its support point against the \

@@ -15,6 +15,7 @@ use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RBox, RResult, RString};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// A particle shape offered by a plugin. The value built from a body's parameters is the
 /// body: its frame must be the principal frame with the centroid at the origin, and it
@@ -57,12 +58,29 @@ pub unsafe fn plugin_shape<'a, S: Shape>(view: &ShapeView<'a>) -> Option<&'a S> 
     unsafe { view.plugin_record::<S>() }
 }
 
-/// The solver's handle on one body of `S`.
+/// The solver's handle on one body of `S`. A panic in the shape's code never crosses the
+/// ABI: it is logged and becomes a value the solver refuses with the shape's name (NaN
+/// properties or support point) or an empty surface.
 struct ShapeAdapter<S>(S);
+
+/// Runs `f`, turning a panic into `fallback` with an error naming the method.
+fn shielded<S: Shape, T>(method: &str, fallback: T, f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        tracing::error!("{}::{method} panicked", S::NAME);
+        fallback
+    })
+}
 
 impl<S: Shape> ShapeModel for ShapeAdapter<S> {
     fn properties(&self) -> ShapeProperties {
-        self.0.properties()
+        let nan = Vec3::new(f64::NAN, f64::NAN, f64::NAN);
+        let failed = ShapeProperties {
+            volume: f64::NAN,
+            inertia: nan,
+            bounding_radius: f64::NAN,
+            half_extents: nan,
+        };
+        shielded::<S, _>("properties", failed, || self.0.properties())
     }
 
     fn record(&self) -> *const core::ffi::c_void {
@@ -70,11 +88,16 @@ impl<S: Shape> ShapeModel for ShapeAdapter<S> {
     }
 
     fn surface(&self, detail: u32) -> Surface {
-        self.0.surface(detail.max(4))
+        let empty = Surface {
+            vertices: Default::default(),
+            triangles: Default::default(),
+        };
+        shielded::<S, _>("surface", empty, || self.0.surface(detail.max(4)))
     }
 
     fn support(&self, direction: Vec3) -> Vec3 {
-        self.0.support(direction)
+        let nan = Vec3::new(f64::NAN, f64::NAN, f64::NAN);
+        shielded::<S, _>("support", nan, || self.0.support(direction))
     }
 }
 

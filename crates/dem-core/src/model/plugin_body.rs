@@ -30,7 +30,9 @@ unsafe impl Sync for PluginBody {}
 
 impl PluginBody {
     /// Wraps a body the plugin built, checking what it says of itself: every property
-    /// finite and positive, the box within the bounding sphere.
+    /// finite and positive, the box within the bounding sphere, and the support points
+    /// along 26 directions within both (a bound too small would let the broad phase miss
+    /// contacts).
     pub fn new(kind: ShapeKind, name: &str, params: &str, model: ShapeBox) -> Result<Self, String> {
         let properties = model.properties();
         let ShapeProperties {
@@ -58,6 +60,7 @@ impl PluginBody {
                  positive and within the bounding radius {bounding_radius:e} m"
             ));
         }
+        check_support(name, &model, bounding_radius, half_extents)?;
         let record = model.record();
         Ok(PluginBody {
             kind,
@@ -88,6 +91,40 @@ impl PluginBody {
     pub fn support(&self, d: Vec3) -> Vec3 {
         self.model.support(d)
     }
+}
+
+/// Refuses a body whose support points along the 26 directions to the faces, edges and
+/// corners of its box leave the bounds it reported, or do not face their direction (the
+/// centroid must be inside).
+fn check_support(
+    name: &str,
+    model: &ShapeBox,
+    bounding_radius: f64,
+    half_extents: Vec3,
+) -> Result<(), String> {
+    let slack = 1.0 + 1e-9;
+    let h: nalgebra::Vector3<f64> = half_extents.into();
+    for i in (0..27).filter(|&i| i != 13) {
+        let d = nalgebra::Vector3::new(
+            f64::from(i % 3) - 1.0,
+            f64::from((i / 3) % 3) - 1.0,
+            f64::from(i / 9) - 1.0,
+        )
+        .normalize();
+        let p: nalgebra::Vector3<f64> = model.support(d.into()).into();
+        let inside =
+            p.norm() <= bounding_radius * slack && (0..3).all(|k| p[k].abs() <= h[k] * slack);
+        if !(p.dot(&d) > 0.0 && inside) {
+            return Err(format!(
+                "shape `{name}`: the plugin's support point along ({:.3}, {:.3}, {:.3}) is \
+                 ({:e}, {:e}, {:e}) m, which must be finite, lie ahead of the centroid and \
+                 within the bounding radius {bounding_radius:e} m and the half-extents \
+                 ({:e}, {:e}, {:e}) m",
+                d.x, d.y, d.z, p.x, p.y, p.z, h.x, h.y, h.z
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for PluginBody {

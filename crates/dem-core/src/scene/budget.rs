@@ -82,7 +82,9 @@ pub fn particle_count(scene: &Scene) -> u64 {
             BodySpec::Lattice { count, .. } => count
                 .iter()
                 .fold(1u64, |n, &c| n.saturating_mul(u64::from(c))),
-            BodySpec::RandomFill { count, .. } | BodySpec::Rocks { count, .. } => u64::from(*count),
+            BodySpec::RandomFill { count, .. }
+            | BodySpec::Rocks { count, .. }
+            | BodySpec::ShapeFill { count, .. } => u64::from(*count),
             BodySpec::Box { .. } => 6,
             BodySpec::ClumpFill {
                 count, template, ..
@@ -209,5 +211,17 @@ mod tests {
         assert_eq!(particle_count(&scene), 3_000_000_000 + 3 + 1 + 21);
         let e = check(&scene, Some(8 << 30)).unwrap_err().to_string();
         assert!(e.contains("the scene makes 3000000025 particles"), "{e}");
+    }
+
+    #[test]
+    fn plugin_shape_fills_count_their_bodies() {
+        let big = scene(
+            r#"ShapeFill(shape: "Superquadric", params: (half_axes: (1, 1, 1)), min: (0, 0, 0),
+                         max: (1, 1, 1), count: 4000000000, material: "m", seed: 1),
+               Shaped(shape: "Superquadric", params: (), position: (0, 0, 0), material: "m")"#,
+        );
+        assert_eq!(particle_count(&big), 4_000_000_001);
+        let e = check(&big, Some(8 << 30)).unwrap_err().to_string();
+        assert!(e.contains("the scene makes 4000000001 particles"), "{e}");
     }
 }

@@ -10,7 +10,7 @@ use crate::setup::plugins::{Plugin, PluginSet};
 use dem_api::{ShapeInfo, ShapeKind};
 
 /// The names of the built-in kinds, which no plugin shape may take.
-const BUILT_IN: [ShapeKind; 4] = [
+pub(crate) const BUILT_IN: [ShapeKind; 4] = [
     ShapeKind::SPHERE,
     ShapeKind::WALL,
     ShapeKind::FACET,

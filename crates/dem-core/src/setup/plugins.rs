@@ -5,6 +5,7 @@
 //! C plugin ([`crate::setup::c_plugin`]). Libraries are never unloaded.
 
 use crate::setup::c_plugin::CPlugin;
+use crate::setup::plugin_shapes::BUILT_IN;
 use crate::support::error::DemError;
 use abi_stable::library::RawLibrary;
 use abi_stable::library::{lib_header_from_path, LibraryError, RootModule};
@@ -211,14 +212,26 @@ impl PluginSet {
         };
         (root.set_logger())(logger);
         let symbols = symbols(&path);
+        let shapes: Vec<ShapeInfo> = symbols
+            .shapes
+            .map_or_else(Vec::new, |f| f().into_iter().collect());
+        if let Some(s) = shapes
+            .iter()
+            .find(|s| s.name.is_empty() || BUILT_IN.iter().any(|k| k.name() == s.name.as_str()))
+        {
+            return Err(fail(format!(
+                "it offers a shape named `{}`: a plugin shape needs a name of its own, not \
+                 empty and not a built-in kind's ({})",
+                s.name,
+                BUILT_IN.map(|k| k.name()).join(", ")
+            )));
+        }
         let plugin = Plugin {
             name: (root.name())().to_string(),
             version: (root.version())().to_string(),
             api_version: (root.api_version())().to_string(),
             functors: (root.functors())().into_iter().collect(),
-            shapes: symbols
-                .shapes
-                .map_or_else(Vec::new, |f| f().into_iter().collect()),
+            shapes,
             path,
             entry: Entry::Rust(root, symbols),
         };

@@ -52,8 +52,8 @@ impl Contacts {
                     let &found = d.shape_table.get(&kinds).ok_or_else(|| {
                         DemError::Scene(format!(
                             "no geometry functor for shapes {} + {}",
-                            kinds.0.name(),
-                            kinds.1.name()
+                            p.shape[a as usize].name(),
+                            p.shape[b as usize].name()
                         ))
                     })?;
                     last_shapes = Some((kinds, found));

@@ -285,7 +285,8 @@ impl Simulation {
     /// [`Simulation::remove_particles`]). Refused, with the sphere named (by its place in
     /// `spheres`) and nothing added, for a non-finite or non-positive radius, an unknown
     /// material, non-finite values, an overlap with a sphere or a wall (stored or added
-    /// with it), and on several ranks.
+    /// with it) or with the bounding sphere of another free body (a polyhedron, a clump
+    /// member, a plugin shape), and on several ranks.
     pub fn add_spheres(&mut self, spheres: &[NewSphere]) -> Result<Vec<u64>, String> {
         if self.ranks.is_some() {
             return Err("particles cannot be added from outside on several ranks".into());
@@ -317,7 +318,6 @@ impl Simulation {
             // Overlaps with the stored spheres and walls, and the spheres added before it.
             for i in 0..n {
                 let gap = match &p.shape[i] {
-                    Shape::Sphere(o) => (s.center - p.pos[i]).norm() - o.radius - s.radius,
                     Shape::Wall(w) => {
                         // A sided wall's particles are on its `sense` side; a two-sided
                         // wall's on either.
@@ -330,7 +330,12 @@ impl Simulation {
                         };
                         d - s.radius
                     }
-                    _ => continue,
+                    // A sphere exactly; a polyhedron or a plugin shape by its bounding
+                    // sphere, as an inlet places bodies.
+                    shape => match shape.bounding_radius() {
+                        Some(r) => (s.center - p.pos[i]).norm() - r - s.radius,
+                        None => continue,
+                    },
                 };
                 if gap < 0.0 {
                     return Err(format!(
