@@ -26,6 +26,48 @@ pub fn write_obj(name: &str, vertices: &[[f64; 3]], faces: &[[usize; 3]]) -> Pat
     path
 }
 
+/// A floor over [-0.05, 0.15]^2 at z = 0: a grid of jittered nodes, each cell split along
+/// one diagonal or the other, and some cells split into four around their centre (vertices
+/// where eight edges meet).
+pub fn jittered_floor() -> PathBuf {
+    let n = 20;
+    let h = 0.01;
+    let jitter = |i: usize, j: usize, k: usize| -> f64 {
+        // Deterministic pseudo-random offset in (-0.2 h, 0.2 h) of inner nodes.
+        if i == 0 || j == 0 || i == n || j == n {
+            return 0.0;
+        }
+        let x = ((i * 7919 + j * 104_729 + k * 1299) % 1000) as f64 / 1000.0;
+        (x - 0.5) * 0.4 * h
+    };
+    let mut v = Vec::new();
+    for j in 0..=n {
+        for i in 0..=n {
+            let x = -0.05 + i as f64 * h + jitter(i, j, 1);
+            let y = -0.05 + j as f64 * h + jitter(i, j, 2);
+            v.push([x, y, 0.0]);
+        }
+    }
+    let id = |i: usize, j: usize| j * (n + 1) + i;
+    let mut f = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+            match (i * 3 + j * 5) % 3 {
+                0 => f.extend([[a, b, c], [a, c, d]]),
+                1 => f.extend([[a, b, d], [b, c, d]]),
+                _ => {
+                    let m = v.len();
+                    let (p, q) = (v[a], v[c]);
+                    v.push([(p[0] + q[0]) / 2.0, (p[1] + q[1]) / 2.0, 0.0]);
+                    f.extend([[a, b, m], [b, c, m], [c, d, m], [d, a, m]]);
+                }
+            }
+        }
+    }
+    write_obj("floor", &v, &f)
+}
+
 /// The boundary of a one-sphere test scene.
 #[derive(Clone, Debug)]
 pub enum Boundary {

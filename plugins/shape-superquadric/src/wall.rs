@@ -64,22 +64,39 @@ impl Geometry for WallSuperquadric {
         if side * sense - s.bounding_radius >= distance {
             return Ok(None);
         }
-        let posed = Posed::of(s, body);
-        let deepest = posed.support(&-normal);
-        let gap = normal.dot(&(centre + deepest));
-        if gap >= distance {
-            return Ok(None);
-        }
-        let point = body.pos.na() + deepest - normal * (0.5 * gap);
-        Ok(Some(RawGeom {
-            touching: 1,
-            point: point.into(),
-            normal: normal.into(),
-            gap,
-            radius1: f64::INFINITY,
-            radius2: curvature_radius(&posed, &-normal),
-            area: 0.0,
-            weight: 1.0,
-        }))
+        let (at, on_plane) = (body.pos.na(), wall.pos.na());
+        Ok(plane_contact(&Posed::of(s, body), at, on_plane, &normal, distance).map(|(g, _)| g))
     }
+}
+
+/// The contact of the posed superquadric centred at `at` with the plane through
+/// `on_plane` of unit `normal` (from the plane towards the body), global frame, m: the
+/// support point against the normal is the deepest point, the gap its signed distance
+/// from the plane, the contact point halfway between it and the plane. `None` when the
+/// gap is not below `distance`; with it, the deepest point, global frame, m.
+pub fn plane_contact(
+    posed: &Posed<'_>,
+    at: &Vector3<f64>,
+    on_plane: &Vector3<f64>,
+    normal: &Vector3<f64>,
+    distance: f64,
+) -> Option<(RawGeom, Vector3<f64>)> {
+    let s = posed.support(&-normal);
+    let gap = normal.dot(&((at - on_plane) + s));
+    if gap >= distance {
+        return None;
+    }
+    let deepest = at + s;
+    let point = deepest - normal * (0.5 * gap);
+    let geom = RawGeom {
+        touching: 1,
+        point: point.into(),
+        normal: (*normal).into(),
+        gap,
+        radius1: f64::INFINITY,
+        radius2: curvature_radius(posed, &-normal),
+        area: 0.0,
+        weight: 1.0,
+    };
+    Some((geom, deepest))
 }
