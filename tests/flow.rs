@@ -108,7 +108,7 @@ fn inserted_spheres_overlap_nothing_present_nor_each_other() {
     let mut sim = sim_from_text(&text, origin.to_str().unwrap()).unwrap();
     let p = &sim.particles;
     // One event at t = 1e-3 s: 1e4 due, far more than fit.
-    let made = sim.flow.inlets[0].insert(0, 1e-3, p, None);
+    let made = sim.flow.inlets[0].insert(0, 1e-3, p, None).unwrap();
     assert!(made.len() > 300, "only {} inserted", made.len());
     let mut facets_near = 0;
     for (k, s) in made.iter().enumerate() {
@@ -417,13 +417,13 @@ fn inserted_spheres_keep_clear_of_the_images_across_periodic_faces() {
         w
     };
     let mut inlet = sim.flow.inlets[0].clone();
-    let made = inlet.insert(10, 1e-3, p, Some(&cell));
+    let made = inlet.insert(10, 1e-3, p, Some(&cell)).unwrap();
     assert!(made.len() > 150, "only {} inserted", made.len());
     let w = worst(&made);
     assert!(w >= -1e-12, "a new sphere overlaps an image by {:e} m", -w);
     // The same event blind to the images overlaps them: the check above can fail.
     let mut blind = sim.flow.inlets[0].clone();
-    let made = blind.insert(10, 1e-3, p, None);
+    let made = blind.insert(10, 1e-3, p, None).unwrap();
     assert!(
         worst(&made) < -1e-4,
         "no overlap across the faces without the cell"
@@ -527,7 +527,9 @@ fn surface_regions_insert_in_front_of_a_mesh_and_remove_like_the_same_box() {
         &format!(r#"region: Surface(file: "{top}", depth: 0.02)"#),
     );
     let mut sim = sim_from_text(&chute(&feed, "", 10), "feed.ron").unwrap();
-    let made = sim.flow.inlets[0].insert(0, 0.05, &sim.particles, None);
+    let made = sim.flow.inlets[0]
+        .insert(0, 0.05, &sim.particles, None)
+        .unwrap();
     assert!(made.len() > 50, "only {} inserted", made.len());
     for s in &made {
         let (c, r) = (s.center, s.radius);

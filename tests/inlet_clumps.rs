@@ -91,7 +91,7 @@ fn inserted_clumps_are_scaled_turned_and_overlap_nothing() {
     // A large event placed by hand among the clumps, spheres and walls present.
     let p = &sim.particles;
     let mut inlet = sim.flow.inlets[0].clone();
-    let made = inlet.insert(0, 0.1, p, None);
+    let made = inlet.insert(0, 0.1, p, None).unwrap();
     assert!(made.len() > 40, "only {} placed", made.len());
     let present: Vec<(Vector3<f64>, f64)> = (0..p.len())
         .filter_map(|i| match &p.shape[i] {

@@ -56,7 +56,7 @@ fn an_inlet_pours_cubes_scaled_to_the_drawn_radius() {
     // the cubes present and of the others placed.
     let p = &sim.particles;
     let mut inlet = sim.flow.inlets[0].clone();
-    let made = inlet.insert(0, 0.05, p, None);
+    let made = inlet.insert(0, 0.05, p, None).unwrap();
     assert!(made.len() > 100, "only {} placed", made.len());
     let present: Vec<_> = (walls..p.len())
         .map(|i| (p.pos[i], p.shape[i].bounding_radius().unwrap()))

@@ -231,3 +231,49 @@ fn template_capsules_whose_axes_cross_keep_their_contact() {
     assert!((l6.u.x + 0.02).abs() < 1e-15);
     assert!((n - Vector3::y()).norm() < 1e-12);
 }
+
+#[test]
+fn inlets_pour_template_capsules_and_refuse_a_shape_that_cannot_scale() {
+    let inlet = |set: &PluginSet| {
+        let text = r#"Scene(materials: { "m": (density: 1000, young: 1e7) },
+            laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (kn: 1e4))],
+            bodies: [Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "m")],
+            inlets: [Inlet(name: "feed", region: Box(min: (0, 0, 0.1), max: (0.1, 0.1, 0.2)),
+                           shape: Shaped(shape: "Capsule", params: (radius: 1, half_length: 2)),
+                           radius: Uniform(0.004, 0.006), material: "m", seed: 1,
+                           rate: Number(1e5), total: 5)],
+            gravity: (0, 0, -9.81), timestep: Critical(0.2), duration: Steps(200),
+            contacts: (l6geom: (no_ratch: false)))"#;
+        Simulation::new(Scene::parse(text, Path::new("feed.ron")).unwrap(), set)
+    };
+    // The template's capsules: radius and half-length in the ratio 1 : 2 at every size.
+    let mut sim = inlet(&with_template()).unwrap();
+    sim.run_steps(sim.end_step).unwrap();
+    let capsules: Vec<_> = sim
+        .particles
+        .shape
+        .iter()
+        .filter_map(|s| match s {
+            dem_core::model::particles::Shape::Plugin(b) => Some(b.params.clone()),
+            _ => None,
+        })
+        .collect();
+    println!("{capsules:?}");
+    assert_eq!(capsules.len(), 5);
+    let unscalable = altered_template(
+        "shape-unscalable",
+        &[(
+            "fn scaled(p: &Params, factor: f64) -> Option<Params> {",
+            "fn scaled(p: &Params, factor: f64) -> Option<Params> {\n        if factor > 0.0 {\n            return None;\n        }",
+        )],
+    );
+    let mut set = plugins().clone();
+    set.load(&unscalable).unwrap();
+    let e = inlet(&set).err().expect("refused").to_string();
+    println!("{e}");
+    assert!(
+        e.contains("feed.ron: inlets[0].shape: at radius 4e-3 m")
+            && e.contains("the shape `Capsule` cannot be scaled"),
+        "{e}"
+    );
+}

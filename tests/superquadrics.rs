@@ -5,6 +5,7 @@
 //! bitwise from checkpoints; bad shapes are refused with the field named.
 
 use dem_core::files::checkpoint::Checkpoint;
+use dem_core::model::particles::Shape;
 use dem_core::step::simulation::population::NewSphere;
 use dem_core::Simulation;
 use dem_verification::mesh::{jittered_floor, write_obj};
@@ -494,4 +495,79 @@ fn an_ellipsoid_resting_on_a_shared_edge_and_vertex_is_held_by_one_facet() {
         );
         assert!((z - height).abs() < 1e-12, "{z} against {height}");
     }
+}
+
+/// A box fed by an inlet of superquadrics (half-axes 2 : 1 : 1 at any size, blockiness
+/// (3, 3)) of volume-equivalent radii uniform in [4, 6] mm.
+fn poured() -> Simulation {
+    let text = r#"Scene(
+    materials: { "m": (density: 1000, young: 1e7, friction: 0.5) },
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
+            params: (kn: 1e4, kt_kn: 0.5, restitution: 0.3))],
+    bodies: [Box(min: (0, 0, 0), max: (0.1, 0.1, 0.3), material: "m")],
+    inlets: [Inlet(name: "feed", region: Box(min: (0.01, 0.01, 0.15), max: (0.09, 0.09, 0.28)),
+                   shape: Shaped(shape: "Superquadric",
+                                 params: (half_axes: (2, 1, 1), blockiness: (3, 3))),
+                   radius: Uniform(0.004, 0.006), material: "m", seed: 7,
+                   rate: Number(400), total: 40, velocity: (0, 0, -0.5), every: 200)],
+    gravity: (0, 0, -9.81),
+    timestep: Critical(0.2),
+    duration: Time(0.3),
+    contacts: (l6geom: (no_ratch: false)),
+)"#;
+    sim_from_text(text, "poured.ron").unwrap()
+}
+
+#[test]
+fn an_inlet_pours_superquadrics_scaled_to_the_drawn_size() {
+    let mut sim = poured();
+    sim.run_steps(sim.end_step).unwrap();
+    let p = &sim.particles;
+    let mut count = 0;
+    for i in 0..p.len() {
+        let Shape::Plugin(b) = &p.shape[i] else {
+            continue;
+        };
+        count += 1;
+        // The template's shape at the drawn size: half-axes 2r0 : r0 : r0, blockiness
+        // kept, and the volume of the sphere of the drawn radius.
+        let v = b.properties.volume;
+        let r = (0.75 * v / std::f64::consts::PI).cbrt();
+        assert!((0.004..=0.006).contains(&r), "radius {r}");
+        let axes = b.properties.half_extents;
+        assert!(
+            axes.x == 2.0 * axes.y && axes.y == axes.z,
+            "{axes:?} from {}",
+            b.params
+        );
+        assert!(b.params.contains("blockiness:(3.0,3.0)"), "{}", b.params);
+        if count == 1 {
+            println!("the first: {} (radius {r:e} m)", b.params);
+        }
+        let m = 1000.0 * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+        assert!((p.mass[i] - m).abs() < 1e-12 * m);
+        let x = p.pos[i];
+        assert!(
+            (0.0..0.1).contains(&x.x) && (0.0..0.1).contains(&x.y) && (0.0..0.3).contains(&x.z),
+            "body {i} left the box: {x:?}"
+        );
+    }
+    println!(
+        "{count} superquadrics poured; {} contacts",
+        sim.live_contacts
+    );
+    assert_eq!(count, 40);
+    assert!(sim.live_contacts > 10, "they meet");
+}
+
+#[test]
+fn a_pour_of_superquadrics_resumes_bitwise() {
+    let mut whole = poured();
+    whole.run_steps(3000).unwrap();
+    let mut parts = poured();
+    parts.run_steps(1301).unwrap();
+    let mut parts = dem_verification::flow::round_trip(&parts);
+    parts.run_steps(3000 - 1301).unwrap();
+    assert!(whole.particles.len() > 20);
+    assert!(state(&whole) == state(&parts), "the resumed run differs");
 }

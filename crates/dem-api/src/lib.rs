@@ -58,8 +58,8 @@ pub use law_view::LawView;
 pub use log::{HostLogger, LogLevel};
 pub use math::{Mat3, Quat, Vec3};
 pub use plugin_shape::{
-    NewShapeFn, ShapeBox, ShapeInfo, ShapeListFn, ShapeModel, ShapeProperties, Surface,
-    NEW_SHAPE_SYMBOL, SHAPE_LIST_SYMBOL,
+    NewShapeFn, ScaleShapeFn, ShapeBox, ShapeInfo, ShapeListFn, ShapeModel, ShapeProperties,
+    Surface, NEW_SHAPE_SYMBOL, SCALE_SHAPE_SYMBOL, SHAPE_LIST_SYMBOL,
 };
 pub use polyhedron::{FacePlane, PolyhedronData, PolyhedronShape};
 pub use reads::{GeomReads, LawReads};

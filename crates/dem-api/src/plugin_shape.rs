@@ -105,6 +105,17 @@ pub type ShapeListFn = extern "C" fn() -> RVec<ShapeInfo>;
 /// An `RErr` carries the reason (out-of-range parameter, parse error with line and column).
 pub type NewShapeFn = extern "C" fn(RStr<'_>, RStr<'_>) -> RResult<ShapeBox, RString>;
 
+/// Rewrites the parameters of a body of shape `name` for the same shape `factor` times
+/// larger (every length times `factor`, dimensionless, positive): `extern "C" fn(name,
+/// params, factor)` gives the new RON parameter text. An `RErr` says why not (a shape
+/// that cannot be scaled, a parse error). Inlets use it to make bodies of a drawn size
+/// from a template (dem-api 0.5.3 on; optional: a plugin without it offers shapes of
+/// one size).
+pub type ScaleShapeFn = extern "C" fn(RStr<'_>, RStr<'_>, f64) -> RResult<RString, RString>;
+
+/// Symbol of the plugin's [`ScaleShapeFn`] (NUL-terminated).
+pub const SCALE_SHAPE_SYMBOL: &[u8] = b"dem_plugin_scale_shape_v1\0";
+
 /// Symbol of the plugin's [`ShapeListFn`] (NUL-terminated).
 pub const SHAPE_LIST_SYMBOL: &[u8] = b"dem_plugin_shapes_v1\0";
 

@@ -263,14 +263,20 @@ fn inlet_radii(radius: &str) -> Vec<f64> {
     let spec: dem_core::engines::inlet::InletSpec =
         dem_core::scene::parse_ron(&text, Path::new("inlet.ron")).unwrap();
     let materials = [("m".to_string(), 0u32)].into_iter().collect();
-    let mut inlet =
-        dem_core::engines::inlet::Inlet::new(&spec, &materials, vec![1000.0], Path::new("."), None)
-            .unwrap();
+    let mut inlet = dem_core::engines::inlet::Inlet::new(
+        &spec,
+        &materials,
+        vec![1000.0],
+        Path::new("."),
+        None,
+        &dem_core::model::plugin_body::NoShapes,
+    )
+    .unwrap();
     let empty = dem_core::model::particles::Particles::default();
     let (mut r, mut events, mut short) = (Vec::new(), 0u64, 0);
     while r.len() < N {
         events += 1;
-        let made = inlet.insert(events, events as f64, &empty, None);
+        let made = inlet.insert(events, events as f64, &empty, None).unwrap();
         // A box of 5 mm holds a few spheres: every event ends full.
         short += (inlet.state.count < 1_000_000_000 * events) as usize;
         r.extend(made.iter().map(|s| s.radius));

@@ -143,6 +143,13 @@ impl Shape for Capsule {
             end + self.radius * d.z,
         )
     }
+
+    fn scaled(p: &Params, factor: f64) -> Option<Params> {
+        Some(Params {
+            radius: p.radius * factor,
+            half_length: p.half_length * factor,
+        })
+    }
 }
 
 /// Parameters of the wall functor (none).

@@ -292,4 +292,11 @@ impl Shape for Superquadric {
         let s = self.support_point([d.x, d.y, d.z]);
         Vec3::new(s[0], s[1], s[2])
     }
+
+    fn scaled(p: &Params, factor: f64) -> Option<Params> {
+        Some(Params {
+            half_axes: p.half_axes.map(|a| a * factor),
+            blockiness: p.blockiness,
+        })
+    }
 }

@@ -164,5 +164,24 @@ macro_rules! export_plugin {
                 format!("this plugin has no shape named `{}`", name).into(),
             )
         }
+
+        /// Scales a body's parameters ([`ScaleShapeFn`]($crate::ScaleShapeFn), dem-api
+        /// 0.5.3 on).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn dem_plugin_scale_shape_v1(
+            name: ::abi_stable::std_types::RStr<'_>,
+            params: ::abi_stable::std_types::RStr<'_>,
+            factor: f64,
+        ) -> ::abi_stable::std_types::RResult<::abi_stable::std_types::RString, ::abi_stable::std_types::RString> {
+            let _ = (params, factor);
+            $(
+                if name.as_str() == <$s as $crate::sdk::Shape>::NAME {
+                    return $crate::sdk::scale_shape::<$s>(params.as_str(), factor);
+                }
+            )*
+            ::abi_stable::std_types::RErr(
+                format!("this plugin has no shape named `{}`", name).into(),
+            )
+        }
     };
 }

@@ -35,7 +35,7 @@ pub use lanes::{lanes_agree, one_lane, LaneInput, LaneLaw, LaneOutput};
 pub use logging::install_forwarder;
 pub use params::parse_params;
 pub use prefetch::prefetch;
-pub use shape::{new_shape, plugin_shape, shape_info, Shape};
+pub use shape::{new_shape, plugin_shape, scale_shape, shape_info, Shape};
 pub use slots::Slots;
 
 use crate::geom::RawGeom;

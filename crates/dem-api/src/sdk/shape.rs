@@ -43,6 +43,14 @@ pub trait Shape: Send + Sync + Sized + 'static {
 
     /// The surface point farthest along the unit body-frame direction `d`, m.
     fn support(&self, d: Vec3) -> Vec3;
+
+    /// `params` for the same shape `factor` times larger (every length times `factor`,
+    /// positive), so that inlets can make bodies of a drawn size from one template.
+    /// The default: `None`, the shape cannot be scaled (an inlet using it is refused).
+    fn scaled(params: &Self::Params, factor: f64) -> Option<Self::Params> {
+        let _ = (params, factor);
+        None
+    }
 }
 
 /// The shape `S` of a body a functor was handed, or `None` when the view is of a
@@ -98,6 +106,21 @@ impl<S: Shape> ShapeModel for ShapeAdapter<S> {
     fn support(&self, direction: Vec3) -> Vec3 {
         let nan = Vec3::new(f64::NAN, f64::NAN, f64::NAN);
         shielded::<S, _>("support", nan, || self.0.support(direction))
+    }
+}
+
+/// Scales the RON parameter text of a body of `S` by `factor` (see [`Shape::scaled`]).
+pub fn scale_shape<S: Shape>(params: &str, factor: f64) -> RResult<RString, RString> {
+    let run = || -> Result<String, String> {
+        let p = parse_params::<S::Params>(params)?;
+        let scaled = S::scaled(&p, factor)
+            .ok_or_else(|| format!("the shape `{}` cannot be scaled", S::NAME))?;
+        ron::to_string(&scaled).map_err(|e| format!("cannot write the scaled parameters: {e}"))
+    };
+    match catch_unwind(AssertUnwindSafe(run)) {
+        Ok(Ok(text)) => RResult::ROk(text.into()),
+        Ok(Err(e)) => RResult::RErr(e.into()),
+        Err(_) => RResult::RErr(format!("{}::scaled panicked", S::NAME).into()),
     }
 }
 

@@ -141,19 +141,20 @@ pub struct Inlet {
 impl Inlet {
     /// The inlet of `spec`; `materials` maps names to indices, `densities` gives each
     /// index's density (kg/m^3), `base` anchors a `Table` file, `clump` is the clump
-    /// template a `Clump` shape names. The error names the field (the caller prefixes
-    /// `inlets[k]`).
+    /// template a `Clump` shape names, `shapes` builds a `Shaped` template's bodies. The
+    /// error names the field (the caller prefixes `inlets[k]`).
     pub fn new(
         spec: &InletSpec,
         materials: &std::collections::BTreeMap<String, u32>,
         densities: Vec<f64>,
         base: &std::path::Path,
         clump: Option<&crate::engines::clump::ClumpTemplate>,
+        shapes: &dyn crate::model::plugin_body::ShapeSource,
     ) -> Result<Inlet, String> {
         let mut spec = spec.clone();
         spec.region.load(base).map_err(|e| format!("region: {e}"))?;
         spec.region.check().map_err(|e| format!("region: {e}"))?;
-        let maker = Maker::new(&spec.shape, clump)?;
+        let maker = Maker::new(&spec.shape, clump, shapes)?;
         let sizes = spec
             .radius
             .sampler(base)
@@ -166,6 +167,7 @@ impl Inlet {
                 sizes.max()
             ));
         }
+        maker.check_sizes(sizes.min(), sizes.max())?;
         let mix = spec
             .material
             .resolve(materials)
@@ -268,16 +270,17 @@ impl Inlet {
 
     /// The particles inserted at `step` (time `t`, s), placed clear of `p` and of each
     /// other; `p` is not changed (the caller appends them). In a periodic cell, `cell` is
-    /// the cell: they are placed clear of the images across its faces too.
+    /// the cell: they are placed clear of the images across its faces too. `Err` only if
+    /// a plugin shape's plugin fails to make a body.
     pub fn insert(
         &mut self,
         step: u64,
         t: f64,
         p: &Particles,
         cell: Option<&Cell>,
-    ) -> Vec<NewParticle> {
+    ) -> Result<Vec<NewParticle>, String> {
         if !self.event(step, t) {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let end = self.spec.end.unwrap_or(f64::INFINITY);
         if t >= end {
@@ -348,7 +351,7 @@ impl Inlet {
             };
             let made = self
                 .maker
-                .make(radius, self.densities[material as usize], ori);
+                .make(radius, self.densities[material as usize], ori)?;
             room.add(center, bound);
             self.state.next = None;
             self.state.count += 1;
@@ -362,7 +365,7 @@ impl Inlet {
                 made,
             });
         }
-        out
+        Ok(out)
     }
 
     /// A free centre for a particle of bounding radius `radius`, or `None` after

@@ -12,9 +12,15 @@
 //! same way: to the volume of the union of its members (overlaps counted once), so that
 //! its mass is `4/3 pi r^3 rho` too; its bounding sphere is the one about its centroid
 //! enclosing every member. The template's own `scale` does not count (only the shape).
+//!
+//! A plugin shape's template (`Shaped(shape: "Superquadric", params: (...))`) is the body
+//! its parameters give, scaled by its plugin to the drawn radius (dem-api 0.5.3's
+//! scaler): every length of the shape times `r / r0`, `r0` the template body's
+//! volume-equivalent radius.
 
 use crate::engines::clump::ClumpTemplate;
 use crate::model::particles::{PolyBody, Shape};
+use crate::model::plugin_body::{ScalableShape, ShapeSource};
 use dem_api::convex::Polyhedron;
 use dem_api::{PolyhedronData, ShapeKind, SphereShape};
 use nalgebra::{Point3, UnitQuaternion, Vector3};
@@ -38,6 +44,16 @@ pub enum Template {
     /// A rigid clump of spheres: the scene's clump template of this name, scaled to the
     /// drawn volume-equivalent radius and turned to a uniformly random orientation.
     Clump(String),
+    /// A body of a shape a plugin offers: the body `params` give (any size: only the
+    /// shape counts), scaled by its plugin to the drawn volume-equivalent radius and
+    /// turned to a uniformly random orientation.
+    Shaped {
+        /// Shape name, e.g. `"Superquadric"`.
+        shape: String,
+        /// The shape's parameters, passed verbatim to its plugin.
+        #[serde(default)]
+        params: Option<Box<ron::value::RawValue>>,
+    },
 }
 
 /// A particle made from a template, in its principal axes at the origin.
@@ -66,13 +82,20 @@ pub struct Maker {
     unit: Option<(Polyhedron, Vector3<f64>)>,
     /// A clump's shape in its principal frame at volume-equivalent radius 1 m.
     clump: Option<ClumpTemplate>,
+    /// A plugin shape's template.
+    plugin: Option<ScalableShape>,
 }
 
 impl Maker {
     /// Checks `template` and prepares it; `clump` is the scene's clump template a
-    /// `Clump` template names (built by the caller, which checks the name). The error
-    /// names the field (the caller prefixes the inlet).
-    pub fn new(template: &Template, clump: Option<&ClumpTemplate>) -> Result<Maker, String> {
+    /// `Clump` template names (built by the caller, which checks the name); `shapes`
+    /// builds a `Shaped` template's bodies. The error names the field (the caller
+    /// prefixes the inlet).
+    pub fn new(
+        template: &Template,
+        clump: Option<&ClumpTemplate>,
+        shapes: &dyn ShapeSource,
+    ) -> Result<Maker, String> {
         let clump = match (template, clump) {
             (Template::Clump(_), Some(t)) => {
                 let s = (4.0 / 3.0 * std::f64::consts::PI / t.volume).cbrt();
@@ -86,8 +109,19 @@ impl Maker {
             }
             _ => None,
         };
+        let plugin = match template {
+            Template::Shaped { shape, params } => {
+                let text = params.as_ref().map_or("", |r| r.get_ron());
+                Some(
+                    shapes
+                        .scalable_shape(shape, text)
+                        .map_err(|e| format!("shape.params: {e}"))?,
+                )
+            }
+            _ => None,
+        };
         let unit = match template {
-            Template::Sphere | Template::Clump(_) => None,
+            Template::Sphere | Template::Clump(_) | Template::Shaped { .. } => None,
             Template::Polyhedron { vertices } => {
                 if !vertices.iter().flatten().all(|x| x.is_finite()) {
                     return Err("shape.vertices: must be finite".into());
@@ -110,7 +144,20 @@ impl Maker {
             template: template.clone(),
             unit,
             clump,
+            plugin,
         })
+    }
+
+    /// Checks that bodies of every volume-equivalent radius in `[min, max]` (m) can be
+    /// made (a plugin shape's scaled parameters may leave its range).
+    pub fn check_sizes(&self, min: f64, max: f64) -> Result<(), String> {
+        if let Some(p) = &self.plugin {
+            for r in [min, max] {
+                p.body(r)
+                    .map_err(|e| format!("shape: at radius {r:e} m: {e}"))?;
+            }
+        }
+        Ok(())
     }
 
     /// Does it make plain spheres (no orientation to draw)?
@@ -125,6 +172,9 @@ impl Maker {
 
     /// The kind of the particles it makes (a clump's members are spheres).
     pub fn kind(&self) -> ShapeKind {
+        if let Some(p) = &self.plugin {
+            return p.kind;
+        }
         match self.unit {
             None => ShapeKind::SPHERE,
             Some(_) => ShapeKind::POLYHEDRON,
@@ -135,6 +185,9 @@ impl Maker {
     pub fn kappa(&self) -> f64 {
         if let Some(c) = &self.clump {
             return c.bounding_radius;
+        }
+        if let Some(p) = &self.plugin {
+            return p.kappa;
         }
         match &self.unit {
             None => 1.0,
@@ -149,18 +202,36 @@ impl Maker {
     /// The bounding radius (m) placement keeps clear with, for a particle of
     /// volume-equivalent radius `radius` (m): the radius of a sphere; `kappa radius` for a
     /// polyhedron or a clump, widened by 1e-12 of it against the round-off of the scaled
-    /// vertices or members.
+    /// vertices or members; a plugin shape's by 1e-9 (its plugin rounds its own bounds).
     pub fn bound(&self, radius: f64) -> f64 {
-        match self.is_sphere() {
-            true => radius,
-            false => self.kappa() * radius * (1.0 + 1e-12),
+        match (self.is_sphere(), &self.plugin) {
+            (true, _) => radius,
+            (false, Some(_)) => self.kappa() * radius * (1.0 + 1e-9),
+            (false, None) => self.kappa() * radius * (1.0 + 1e-12),
         }
     }
 
     /// The particle of volume-equivalent radius `radius` (m) and density `rho` (kg/m^3)
     /// turned by `ori` (ignored for a sphere). The same arguments make the same bits: a
     /// checkpoint keeps only the radius and the orientation of an inserted particle.
-    pub fn make(&self, radius: f64, rho: f64, ori: UnitQuaternion<f64>) -> Made {
+    /// `Err` only if a plugin shape's plugin fails to make the body.
+    pub fn make(&self, radius: f64, rho: f64, ori: UnitQuaternion<f64>) -> Result<Made, String> {
+        if let Some(p) = &self.plugin {
+            let body = p.body(radius)?;
+            let props = body.properties;
+            return Ok(Made {
+                mass: rho * props.volume,
+                inertia: Vector3::new(props.inertia.x, props.inertia.y, props.inertia.z) * rho,
+                shape: Shape::Plugin(Arc::new(body)),
+                clump: None,
+                ori,
+            });
+        }
+        Ok(self.make_built_in(radius, rho, ori))
+    }
+
+    /// [`Maker::make`] of a sphere, a polyhedron or a clump.
+    fn make_built_in(&self, radius: f64, rho: f64, ori: UnitQuaternion<f64>) -> Made {
         if let Some(unit) = &self.clump {
             let t = unit.scaled(radius);
             return Made {

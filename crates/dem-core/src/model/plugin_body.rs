@@ -2,7 +2,9 @@
 //! the plugin's object, what it said of itself when built, and the name and parameters it
 //! was built from (checkpoints and added bodies build it again from these).
 
-use dem_api::{ShapeBox, ShapeKind, ShapeProperties, ShapeView, Surface, Vec3};
+use dem_api::{
+    NewShapeFn, ScaleShapeFn, ShapeBox, ShapeKind, ShapeProperties, ShapeView, Surface, Vec3,
+};
 
 /// One body of a plugin shape. Shared (`Arc`) between the particle and its clones; the
 /// plugin's object lives as long as any of them.
@@ -144,6 +146,71 @@ impl PartialEq for PluginBody {
 pub trait ShapeSource {
     /// One body of shape `name` built from RON parameter text; `Err` names what is wrong.
     fn make_shape(&self, name: &str, params: &str) -> Result<PluginBody, String>;
+
+    /// The shape `name` of the body `params` give, to make bodies of any size from (an
+    /// inlet's template); `Err` if it cannot be built or its plugin cannot scale it.
+    fn scalable_shape(&self, name: &str, params: &str) -> Result<ScalableShape, String>;
+}
+
+/// A plugin shape that bodies of any size are made from: the body its parameters give,
+/// scaled by its plugin (dem-api 0.5.3's `dem_plugin_scale_shape_v1`) to a
+/// volume-equivalent radius. The same radius makes the same bits.
+#[derive(Clone)]
+pub struct ScalableShape {
+    /// The kind the solver gave the shape's name.
+    pub kind: ShapeKind,
+    /// The shape's name.
+    pub name: String,
+    /// The parameters of the template body, RON text.
+    pub params: String,
+    /// The template body's volume-equivalent radius, m.
+    pub radius: f64,
+    /// Its bounding radius over its volume-equivalent radius.
+    pub kappa: f64,
+    new_shape: NewShapeFn,
+    scale: ScaleShapeFn,
+}
+
+impl ScalableShape {
+    /// The template of `name` from the body `template` its plugin built from `params`,
+    /// with the plugin's builder and scaler.
+    pub fn new(template: &PluginBody, new_shape: NewShapeFn, scale: ScaleShapeFn) -> ScalableShape {
+        let p = &template.properties;
+        let radius = (0.75 * p.volume / std::f64::consts::PI).cbrt();
+        ScalableShape {
+            kind: template.kind,
+            name: template.name.clone(),
+            params: template.params.clone(),
+            radius,
+            kappa: p.bounding_radius / radius,
+            new_shape,
+            scale,
+        }
+    }
+
+    /// The body of volume-equivalent radius `radius` (m): the template's parameters
+    /// scaled by its plugin, then built and checked as a scene's body.
+    pub fn body(&self, radius: f64) -> Result<PluginBody, String> {
+        let factor = radius / self.radius;
+        let name = self.name.as_str();
+        let text = (self.scale)(name.into(), self.params.as_str().into(), factor)
+            .into_result()
+            .map_err(|e| format!("shape `{name}` scaled by {factor:e}: {e}"))?;
+        let model = (self.new_shape)(name.into(), text.as_str().into())
+            .into_result()
+            .map_err(|e| format!("shape `{name}` scaled by {factor:e} ({text}): {e}"))?;
+        PluginBody::new(self.kind, name, &text, model)
+    }
+}
+
+impl std::fmt::Debug for ScalableShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}({}) at radius {:e} m",
+            self.name, self.params, self.radius
+        )
+    }
 }
 
 /// No plugin shapes at all (tools and tests that build scenes of built-in shapes).
@@ -155,5 +222,14 @@ impl ShapeSource for NoShapes {
             "the shape `{name}` is offered by a plugin, and no plugins were given (Rust: \
              Simulation::add_bodies_with)"
         ))
+    }
+
+    fn scalable_shape(&self, name: &str, params: &str) -> Result<ScalableShape, String> {
+        match self.make_shape(name, params) {
+            Err(e) => Err(e),
+            Ok(_) => Err(format!(
+                "the shape `{name}` cannot be scaled without its plugin"
+            )),
+        }
     }
 }

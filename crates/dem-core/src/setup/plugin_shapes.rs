@@ -5,7 +5,7 @@
 //! [`ShapeKind::FIRST_PLUGIN`] on, so that the same plugins give the same kinds in every
 //! process (ranks, a resumed run). They are never saved: checkpoints keep names.
 
-use crate::model::plugin_body::{PluginBody, ShapeSource};
+use crate::model::plugin_body::{PluginBody, ScalableShape, ShapeSource};
 use crate::setup::plugins::{Plugin, PluginSet};
 use dem_api::{ShapeInfo, ShapeKind};
 
@@ -110,5 +110,19 @@ impl ShapeSource for PluginSet {
             .into_result()
             .map_err(|e| format!("shape `{name}` (plugin {}): {e}", plugin.name))?;
         PluginBody::new(kind, name, params, model)
+    }
+
+    fn scalable_shape(&self, name: &str, params: &str) -> Result<ScalableShape, String> {
+        let template = self.make_shape(name, params)?;
+        let plugin = self.shape_plugin(name)?;
+        let (Some(new_shape), Some(scale)) = (plugin.new_shape_fn(), plugin.scale_shape_fn())
+        else {
+            return Err(format!(
+                "plugin {} cannot scale its shape `{name}` (built against dem-api {}; \
+                 scaling needs 0.5.3 or later)",
+                plugin.name, plugin.api_version
+            ));
+        };
+        Ok(ScalableShape::new(&template, new_shape, scale))
     }
 }

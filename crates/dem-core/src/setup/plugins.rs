@@ -12,7 +12,7 @@ use abi_stable::library::{lib_header_from_path, LibraryError, RootModule};
 use abi_stable::std_types::{RStr, RString, RVec};
 use dem_api::{
     Cg2Box, FunctorInfo, FunctorRole, HostLogger, LawBox, LogLevel, NewShapeFn, PluginRootRef,
-    ShapeInfo, ShapeListFn, NEW_SHAPE_SYMBOL, SHAPE_LIST_SYMBOL,
+    ScaleShapeFn, ShapeInfo, ShapeListFn, NEW_SHAPE_SYMBOL, SCALE_SHAPE_SYMBOL, SHAPE_LIST_SYMBOL,
 };
 use std::path::{Path, PathBuf};
 
@@ -42,6 +42,14 @@ impl Plugin {
             Entry::C(_) => None,
         }
     }
+
+    /// The plugin's shape scaler, if it has one (dem-api 0.5.3 on).
+    pub(crate) fn scale_shape_fn(&self) -> Option<ScaleShapeFn> {
+        match self.entry {
+            Entry::Rust(_, Symbols { scale_shape, .. }) => scale_shape,
+            Entry::C(_) => None,
+        }
+    }
 }
 
 /// A Rust plugin's `dem_plugin_law_slot_names_v1` (dem-api 0.5.1 on): the names of a
@@ -61,6 +69,8 @@ struct Symbols {
     shapes: Option<ShapeListFn>,
     /// Its shape builder (0.5.2).
     new_shape: Option<NewShapeFn>,
+    /// Its shape scaler (0.5.3).
+    scale_shape: Option<ScaleShapeFn>,
 }
 
 /// How a plugin's functors are built.
@@ -444,6 +454,7 @@ fn symbols(path: &Path) -> Symbols {
             slot_names: lib.get::<SlotNames>(SLOT_NAMES).ok().map(|f| *f),
             shapes: lib.get::<ShapeListFn>(SHAPE_LIST_SYMBOL).ok().map(|f| *f),
             new_shape: lib.get::<NewShapeFn>(NEW_SHAPE_SYMBOL).ok().map(|f| *f),
+            scale_shape: lib.get::<ScaleShapeFn>(SCALE_SHAPE_SYMBOL).ok().map(|f| *f),
         }
     }
 }

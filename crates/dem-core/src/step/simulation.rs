@@ -159,7 +159,7 @@ impl Simulation {
             match self.flow.inlets.is_empty() {
                 true => (Vec::new(), 0..0),
                 false => {
-                    let added = self.insert_from_inlets();
+                    let added = self.insert_from_inlets()?;
                     (added.particles.collect(), added.clumps)
                 }
             };

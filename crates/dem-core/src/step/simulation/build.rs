@@ -37,7 +37,7 @@ impl Simulation {
         let mut particles = Particles::default();
         let boundaries = expand_bodies(&scene, &index, plugins, &mut particles)?;
         particles.shrink_to_fit();
-        let flow = super::population::build_flow(&scene, &index, &materials)?;
+        let flow = super::population::build_flow(&scene, &index, &materials, plugins)?;
         crate::setup::meeting::check_rigid(&scene, &names, &particles, &flow)?;
         let (kinds, mats) = crate::setup::meeting::pairs(&particles, &flow);
         let geometric_epsilon = crate::scene::geometric_epsilon::resolve(

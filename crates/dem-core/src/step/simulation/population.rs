@@ -39,11 +39,13 @@ use nalgebra::Vector3;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The inlets and outlets of `scene`; `index` maps material names to indices.
+/// The inlets and outlets of `scene`; `index` maps material names to indices, `shapes`
+/// builds plugin shapes' templates.
 pub fn build_flow(
     scene: &Scene,
     index: &BTreeMap<String, u32>,
     materials: &[Material],
+    shapes: &dyn crate::model::plugin_body::ShapeSource,
 ) -> Result<Flow, DemError> {
     let base = scene.origin.parent().unwrap_or(Path::new("."));
     let densities: Vec<f64> = materials.iter().map(|m| m.density).collect();
@@ -55,7 +57,7 @@ pub fn build_flow(
             ),
             _ => None,
         };
-        let inlet = Inlet::new(spec, index, densities.clone(), base, clump.as_ref())
+        let inlet = Inlet::new(spec, index, densities.clone(), base, clump.as_ref(), shapes)
             .map_err(|e| scene.error(format!("inlets[{k}].{e}")))?;
         flow.inlets.push(inlet);
     }
@@ -135,13 +137,20 @@ pub(crate) struct Added {
 impl Simulation {
     /// Inserts the inlets' particles of this step at the end of storage (an inserted
     /// clump: its members, and its body at the end of the clumps).
-    pub(crate) fn insert_from_inlets(&mut self) -> Added {
+    pub(crate) fn insert_from_inlets(&mut self) -> Result<Added, DemError> {
         let n = self.particles.len();
         let nc = self.clumps.len();
         for inlet in &mut self.flow.inlets {
             // Each inlet keeps clear of the particles already inserted this step.
             let cell = self.periodic.as_ref().map(|per| &per.cell);
-            let made = inlet.insert(self.step, self.time, &self.particles, cell);
+            let made = inlet
+                .insert(self.step, self.time, &self.particles, cell)
+                .map_err(|e| {
+                    DemError::Scene(format!(
+                        "inlet `{}` at step {}: {e}",
+                        inlet.spec.name, self.step
+                    ))
+                })?;
             for s in &made {
                 match (&s.made.clump, &inlet.maker.template) {
                     (Some(shape), crate::engines::template::Template::Clump(name)) => {
@@ -176,10 +185,10 @@ impl Simulation {
             }
             tracing::debug!(target: "dem::flow", step = self.step, added, "inserted");
         }
-        Added {
+        Ok(Added {
             particles: n..n + added,
             clumps: nc..self.clumps.len(),
-        }
+        })
     }
 
     /// The clump of each particle again, after clumps were added or removed.
