@@ -41,6 +41,7 @@ PLATE_SPACING = 0.004
 DR = 0.004
 BAND = (0.3, 0.85)
 SECTORS = 8
+BLOCKINESS = [2, 3, 4, 6]
 
 
 def plate_spheres():
@@ -61,12 +62,12 @@ def scene(shape):
         f'material: "grain", blocked: "xyzXYZ"),'
         for x, y in plate_spheres()
     )
-    what = "spheres" if shape == "Sphere" else "triangular clumps of three spheres"
+    what = WHAT[shape]
     return f"""// Angle of repose: {what} poured onto a rough plate (written by repose.py; see
 // that script and docs/scenes.md, clumps). The plate: {len(plate_spheres())} fixed spheres of
 // radius 2 mm on a 4 mm square grid within 40 mm of the axis; what rolls off it falls into
 // the outlet. 1500 particles of volume-equivalent radius 1.8 to 2.2 mm, 600/s (2.5 s), then
-// 1 s to come to rest. Run: dem run {'spheres' if shape == 'Sphere' else 'clumps'}.ron --threads 1 --out DIR;
+// 1 s to come to rest. Run: dem run {NAME[shape]}.ron --threads 1 --out DIR;
 // measure: python3 examples/repose/repose.py measure DIR/particles.csv
 Scene(
     materials: {{
@@ -96,16 +97,36 @@ Scene(
     gravity: (0, 0, -9.81),
     timestep: Critical(0.15),
     duration: Time(3.5),
-    output: (every: 20000),
+    output: (every: 20000),{CONTACTS if "Superquadric" in shape else ""}
 )
 """
 
 
-def write(out):
-    """Writes spheres.ron and clumps.ron into `out` (they differ only in the inlet's
-    shape, so they are written, not kept twice in the repository)."""
+def superquadric(n):
+    """The inlet's shape for superquadrics of equal half-axes and blockiness (n, n): from
+    the sphere (n = 2) towards the cube."""
+    return f'Shaped(shape: "Superquadric", params: (half_axes: (1, 1, 1), blockiness: ({n}, {n})))'
+
+
+# The scenes: name, the inlet's shape, what it is.
+SHAPES = [("spheres", "Sphere", "spheres"),
+          ("clumps", 'Clump("tri")', "triangular clumps of three spheres")]
+SHAPES += [(f"superquadrics_{n}", superquadric(n),
+            f"superquadrics of equal half-axes and blockiness ({n}, {n})") for n in BLOCKINESS]
+NAME = {shape: name for name, shape, _ in SHAPES}
+WHAT = {shape: what for _, shape, what in SHAPES}
+# Aspherical bodies of a plugin shape need the true branch vectors, and the normal rate
+# from the contact point's velocity (docs/scenes.md, `point_rate`).
+CONTACTS = "\n    contacts: (l6geom: (no_ratch: false, point_rate: true)),"
+
+
+def write(out, names=None):
+    """Writes the scenes (all, or those of `names`) into `out` (they differ only in the
+    inlet's shape, so they are written, not kept several times in the repository)."""
     os.makedirs(out, exist_ok=True)
-    for name, shape in [("spheres", "Sphere"), ("clumps", 'Clump("tri")')]:
+    for name, shape, _ in SHAPES:
+        if names and name not in names:
+            continue
         path = os.path.join(out, f"{name}.ron")
         with open(path, "w") as f:
             f.write(scene(shape))
@@ -118,7 +139,7 @@ def read(path):
     out = []
     with open(path) as f:
         for row in csv.DictReader(f):
-            if row["kind"] not in ("Sphere", "Clump") or int(row["id"]) < n_plate:
+            if row["kind"] not in ("Sphere", "Clump", "Superquadric") or int(row["id"]) < n_plate:
                 continue
             x, y, z = float(row["x"]), float(row["y"]), float(row["z"])
             if math.hypot(x, y) <= R_PLATE and z > 0:
@@ -179,15 +200,16 @@ def measure(path):
     return alpha
 
 
-def run(dem, out):
-    write(out)
-    for name in ("spheres", "clumps"):
+def run(dem, out, names):
+    names = names or ["spheres", "clumps"]
+    write(out, names)
+    for name in names:
         d = os.path.join(out, name)
         cmd = ["nice", "-n", "10", dem, "run", os.path.join(out, f"{name}.ron"), "--threads", "1",
                "--out", d]
         print(" ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)
-    for name in ("spheres", "clumps"):
+    for name in names:
         measure(os.path.join(out, name, "particles.csv"))
 
 
@@ -199,13 +221,15 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("--dem", default=os.path.join(HERE, "..", "..", "target", "release", "dem"))
     r.add_argument("--out", default="out/repose")
+    r.add_argument("names", nargs="*", help="scenes to run (default: spheres clumps), of: "
+                   + ", ".join(n for n, _, _ in SHAPES))
     m = sub.add_parser("measure")
     m.add_argument("csv", nargs="+")
     a = ap.parse_args()
     if a.cmd == "write":
         write(a.out)
     elif a.cmd == "run":
-        run(a.dem, a.out)
+        run(a.dem, a.out, a.names)
     else:
         for p in a.csv:
             measure(p)

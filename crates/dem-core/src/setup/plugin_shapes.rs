@@ -6,16 +6,8 @@
 //! process (ranks, a resumed run). They are never saved: checkpoints keep names.
 
 use crate::model::plugin_body::{PluginBody, ScalableShape, ShapeSource};
-use crate::setup::plugins::{Plugin, PluginSet};
+use crate::setup::plugins::{Plugin, PluginSet, BUILT_IN};
 use dem_api::{ShapeInfo, ShapeKind};
-
-/// The names of the built-in kinds, which no plugin shape may take.
-pub(crate) const BUILT_IN: [ShapeKind; 4] = [
-    ShapeKind::SPHERE,
-    ShapeKind::WALL,
-    ShapeKind::FACET,
-    ShapeKind::POLYHEDRON,
-];
 
 impl PluginSet {
     /// Every (plugin, shape) loaded.

@@ -5,14 +5,14 @@
 //! C plugin ([`crate::setup::c_plugin`]). Libraries are never unloaded.
 
 use crate::setup::c_plugin::CPlugin;
-use crate::setup::plugin_shapes::BUILT_IN;
 use crate::support::error::DemError;
 use abi_stable::library::RawLibrary;
 use abi_stable::library::{lib_header_from_path, LibraryError, RootModule};
 use abi_stable::std_types::{RStr, RString, RVec};
 use dem_api::{
     Cg2Box, FunctorInfo, FunctorRole, HostLogger, LawBox, LogLevel, NewShapeFn, PluginRootRef,
-    ScaleShapeFn, ShapeInfo, ShapeListFn, NEW_SHAPE_SYMBOL, SCALE_SHAPE_SYMBOL, SHAPE_LIST_SYMBOL,
+    ScaleShapeFn, ShapeInfo, ShapeKind, ShapeListFn, NEW_SHAPE_SYMBOL, SCALE_SHAPE_SYMBOL,
+    SHAPE_LIST_SYMBOL,
 };
 use std::path::{Path, PathBuf};
 
@@ -51,6 +51,14 @@ impl Plugin {
         }
     }
 }
+
+/// The names of the built-in kinds, which no plugin shape may take.
+pub(crate) const BUILT_IN: [ShapeKind; 4] = [
+    ShapeKind::SPHERE,
+    ShapeKind::WALL,
+    ShapeKind::FACET,
+    ShapeKind::POLYHEDRON,
+];
 
 /// A Rust plugin's `dem_plugin_law_slot_names_v1` (dem-api 0.5.1 on): the names of a
 /// law's state slots.
