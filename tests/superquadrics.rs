@@ -331,6 +331,20 @@ fn dem_check_and_dem_plugins_show_the_shape_with_units() {
         check.contains("half_axes [m]") && check.contains("blockiness [-]"),
         "{check}"
     );
+    // An inlet's line says what it pours.
+    let dir = dem_verification::root().join("target").join("test-scenes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let poured = dir.join(format!("poured-{}.ron", std::process::id()));
+    std::fs::write(&poured, POURED).unwrap();
+    let check = run(&["check", poured.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&poured);
+    assert!(
+        check.contains(
+            "400 particles/s of Superquadric bodies (half_axes: (2, 1, 1), blockiness: (3, 3)), \
+             scaled to each radius, from t = 0 s"
+        ),
+        "{check}"
+    );
     let catalogue = run(&["plugins"]);
     assert!(catalogue.contains("Superquadric: shape"), "{catalogue}");
     assert!(
@@ -499,8 +513,7 @@ fn an_ellipsoid_resting_on_a_shared_edge_and_vertex_is_held_by_one_facet() {
 
 /// A box fed by an inlet of superquadrics (half-axes 2 : 1 : 1 at any size, blockiness
 /// (3, 3)) of volume-equivalent radii uniform in [4, 6] mm.
-fn poured() -> Simulation {
-    let text = r#"Scene(
+const POURED: &str = r#"Scene(
     materials: { "m": (density: 1000, young: 1e7, friction: 0.5) },
     laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl",
             params: (kn: 1e4, kt_kn: 0.5, restitution: 0.3))],
@@ -515,7 +528,9 @@ fn poured() -> Simulation {
     duration: Time(0.3),
     contacts: (l6geom: (no_ratch: false)),
 )"#;
-    sim_from_text(text, "poured.ron").unwrap()
+
+fn poured() -> Simulation {
+    sim_from_text(POURED, "poured.ron").unwrap()
 }
 
 #[test]

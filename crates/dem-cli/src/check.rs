@@ -23,8 +23,11 @@ pub fn flow_lines(sim: &Simulation) -> Vec<String> {
             .end
             .map_or("the end".to_string(), |t| format!("t = {t} s"));
         format!(
-            "  inlet `{}`: {rate} {unit} from t = {} s to {end}{limit}; {} inserted so far",
-            i.spec.name, i.spec.start, i.state.count
+            "  inlet `{}`: {rate} {unit} of {}, from t = {} s to {end}{limit}; {} inserted so far",
+            i.spec.name,
+            i.maker.describe(),
+            i.spec.start,
+            i.state.count
         )
     });
     let outlets = sim.flow.outlets.iter().map(|o| {

@@ -160,6 +160,20 @@ impl Maker {
         Ok(())
     }
 
+    /// What it makes, for messages: `spheres`, `polyhedra`, `clumps of template "tri"`,
+    /// or `Superquadric bodies (params), scaled to each radius`.
+    pub fn describe(&self) -> String {
+        match &self.template {
+            Template::Sphere => "spheres".into(),
+            Template::Polyhedron { .. } => "polyhedra".into(),
+            Template::Clump(name) => format!("clumps of template `{name}`"),
+            Template::Shaped { shape, .. } => {
+                let params = self.plugin.as_ref().map_or("", |p| p.params.as_str());
+                format!("{shape} bodies {params}, scaled to each radius")
+            }
+        }
+    }
+
     /// Does it make plain spheres (no orientation to draw)?
     pub fn is_sphere(&self) -> bool {
         matches!(self.template, Template::Sphere)
