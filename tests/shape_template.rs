@@ -99,30 +99,49 @@ fn a_template_capsule_comes_to_rest_lying_on_a_floor() {
     assert!(p.vel[0].norm() < 1e-6);
 }
 
-#[test]
-fn crossed_template_capsules_touch_where_their_axes_are_closest() {
-    // Capsule 1 along z at the origin, capsule 2 along x (turned about y) 15 mm away
-    // along y: their axes' closest points are the origin and (0, 15 mm, 0), so the
-    // overlap is 2 r - 15 mm = 5 mm along +y, whatever the lengths.
+/// Capsule 1 along z at the origin (half-length 20 mm), capsule 2 along x (turned about
+/// y, half-length 30 mm) centred at `(0, y, z)`, both of radius 10 mm and fixed: their one
+/// contact after a step, as (gap m, normal, point m).
+fn crossed(y: f64, z: f64) -> (f64, Vector3<f64>, Vector3<f64>) {
     let set = with_template();
-    let bodies = r#"
+    let bodies = format!(
+        r#"
         Shaped(shape: "Capsule", params: (radius: 0.01, half_length: 0.02), position: (0, 0, 0),
                material: "m", blocked: "xyzXYZ"),
-        Shaped(shape: "Capsule", params: (radius: 0.01, half_length: 0.03), position: (0, 0.015, 0),
-               rotate: (0, 1.5707963267948966, 0), material: "m", blocked: "xyzXYZ")"#;
-    let mut s = sim(&set, bodies, 1e4, 0.01);
+        Shaped(shape: "Capsule", params: (radius: 0.01, half_length: 0.03), position: (0, {y}, {z}),
+               rotate: (0, 1.5707963267948966, 0), material: "m", blocked: "xyzXYZ")"#
+    );
+    let mut s = sim(&set, &bodies, 1e4, 0.01);
     s.step().unwrap();
     let live: Vec<_> = s.contacts.live_with_geometry().collect();
     assert_eq!(live.len(), 1);
     let (_, l6, _) = &live[0];
     let n = l6.frame.row(0).transpose();
     println!(
-        "crossed capsules: gap {:e} m, normal {n:?}, point {:?}",
+        "capsule 2 at (0, {y}, {z}): gap {:e} m, normal {n:?}, point {:?}",
         l6.u.x, l6.point
     );
-    assert!((l6.u.x + 0.005).abs() < 1e-15);
+    (l6.u.x, n, l6.point)
+}
+
+#[test]
+fn crossed_template_capsules_touch_where_their_axes_are_closest() {
+    // 15 mm apart along y: the axes' closest points are the origin and (0, 15 mm, 0), so
+    // the overlap is 2 r - 15 mm = 5 mm along +y, whatever the lengths.
+    let (gap, n, point) = crossed(0.015, 0.0);
+    assert!((gap + 0.005).abs() < 1e-15);
     assert!((n - Vector3::y()).norm() < 1e-12);
-    assert!((l6.point - Vector3::new(0.0, 0.0075, 0.0)).norm() < 1e-15);
+    assert!((point - Vector3::new(0.0, 0.0075, 0.0)).norm() < 1e-15);
+}
+
+#[test]
+fn template_capsules_whose_axes_cross_keep_their_contact() {
+    // Capsule 2 through (0, 0, 1 mm): the axes cross there and the closest points
+    // coincide: the way out is along the common perpendicular of the axes, y (z x x),
+    // with the whole overlap 2 r.
+    let (gap, n, _) = crossed(0.0, 0.001);
+    assert!((gap + 0.02).abs() < 1e-15);
+    assert!((n - Vector3::y()).norm() < 1e-12);
 }
 
 /// The template with `edits` (pairs of text and replacement, each of which must occur)
@@ -208,28 +227,6 @@ fn a_shape_plugin_that_lies_about_its_bodies_is_refused_with_the_shape_named() {
         panicked.contains("shape `Capsule`") && panicked.contains("must be finite and positive"),
         "{panicked}"
     );
-}
-
-#[test]
-fn template_capsules_whose_axes_cross_keep_their_contact() {
-    // Capsule 1 along z, capsule 2 along x through (0, 0, 1 mm): the axes cross at
-    // (0, 0, 1 mm) and the closest points coincide: the way out is along the common
-    // perpendicular of the axes, y (z x x), with the whole overlap 2 r.
-    let set = with_template();
-    let bodies = r#"
-        Shaped(shape: "Capsule", params: (radius: 0.01, half_length: 0.02), position: (0, 0, 0),
-               material: "m", blocked: "xyzXYZ"),
-        Shaped(shape: "Capsule", params: (radius: 0.01, half_length: 0.03), position: (0, 0, 0.001),
-               rotate: (0, 1.5707963267948966, 0), material: "m", blocked: "xyzXYZ")"#;
-    let mut s = sim(&set, bodies, 1e4, 0.01);
-    s.step().unwrap();
-    let live: Vec<_> = s.contacts.live_with_geometry().collect();
-    assert_eq!(live.len(), 1);
-    let (_, l6, _) = &live[0];
-    let n = l6.frame.row(0).transpose();
-    println!("crossing capsules: gap {:e} m, normal {n:?}", l6.u.x);
-    assert!((l6.u.x + 0.02).abs() < 1e-15);
-    assert!((n - Vector3::y()).norm() < 1e-12);
 }
 
 #[test]
