@@ -132,9 +132,10 @@ pub fn common_normal(
     // slides fast as the normal turns (`F` grows as a power below 2 of the angle), so the
     // mismatch shrinks far more slowly than the angle does.
     let tolerance = 1e-12 * size;
-    // `F` a few iterations back: when it has not fallen by 1e-10 of the size over them,
-    // the minimum is reached (along a blocky body's near-kink the normal then creeps by
-    // steps of 1e-10 rad that change nothing).
+    // `F` a few iterations back: when it has not fallen by 1e-10 of the size plus 1e-6
+    // of itself over them, the minimum is reached (along a blocky body's near-kink, or
+    // between two nearly flat faces, the normal then creeps by steps that change `F` by
+    // parts in 1e8 each: a (3, 3) heap met one still creeping after 5000 iterations).
     let mut history = [f64::INFINITY; 4];
     for k in 0..MAX_ITERATIONS {
         if apart(&p) {
@@ -215,7 +216,9 @@ pub fn common_normal(
         // so; with this rule its ledger closes to 1e-4, second order in the step).
         let close = gt.norm() <= 1e-2 * size;
         match next {
-            Some((q, moved)) if close && (moved <= 1e-12 || back - q.f < 1e-10 * size) => {
+            Some((q, moved))
+                if close && (moved <= 1e-12 || back - q.f < 1e-10 * size + 1e-6 * q.f.abs()) =>
+            {
                 return done(&q)
             }
             Some((q, _)) => p = q,
