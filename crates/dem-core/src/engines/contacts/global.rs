@@ -14,6 +14,7 @@ use crate::engines::l6geom::L6Options;
 use crate::model::blocks::{self, FRAME, LENS, POINT};
 use crate::model::particles::Particles;
 use dem_api::lane::{F64x4, Lane, M64x4};
+use dem_api::sdk::prefetch;
 use dem_api::RawGeom;
 
 /// The law's output columns of a chunk: force and torque (local frame), elastic energy,
@@ -92,6 +93,9 @@ fn positions(pairs: &[[u32; 2]], p: &Particles, at: &[usize; 4], body: usize) ->
     )
 }
 
+/// How many groups of four contacts ahead [`to_global`] asks for the lines of the forces.
+const GROUPS_AHEAD: usize = 4;
+
 /// Writes the [`Forces`](super::Forces) of every contact of a chunk into its `forces` (see
 /// [`super::forces`]; `hot` its hot block, `raw` its geometry, `pairs` its bodies, `local`
 /// the law's output for all of them), four at a time. Returns false, before any contact is
@@ -114,6 +118,14 @@ pub(super) fn to_global(
     // Cut to the chunk's length, so that one test of an index covers them all.
     let all = (list, &raw[..n], &pairs[..n]);
     while first + 4 <= n {
+        // The lines of the forces a few groups ahead, asked for before they are written:
+        // on a bed larger than the cache each is a miss.
+        let ahead = forces
+            .as_ptr()
+            .wrapping_add((first / 4 + GROUPS_AHEAD) * GROUP);
+        for line in 0..GROUP / 8 {
+            prefetch(ahead.wrapping_add(8 * line));
+        }
         let at = [first, first + 1, first + 2, first + 3];
         if !group::<true>(all, hot, local, p, opt, &at, forces) {
             return false;

@@ -185,7 +185,7 @@ fn finish_chunk(list: &[Contact], pairs: &[[u32; 2]], bodies: &mut [[u32; 2]]) -
 fn lifecycle(
     cx: &StepContext<'_>,
     list: &mut [Contact],
-    hot: &mut [f64],
+    (hot, state): (&mut [f64], &[f64]),
     (raw, pairs): (&[RawGeom], &[[u32; 2]]),
     fresh: usize,
     scratch: &mut Scratch,
@@ -213,7 +213,7 @@ fn lifecycle(
         }
     }
     update_block(
-        hot,
+        (hot, state),
         ks,
         raw,
         pairs,
@@ -233,7 +233,7 @@ fn law_chunk(
     fresh: usize,
     scratch: &mut Scratch,
 ) -> Result<(), DemError> {
-    lifecycle(cx, w.list, w.hot, (raw, pairs), fresh, scratch)?;
+    lifecycle(cx, w.list, (w.hot, w.state), (raw, pairs), fresh, scratch)?;
     kinds(w.list, |c| c.law, &mut scratch.kinds);
     for li in 0..scratch.kinds.len() {
         let l = scratch.kinds[li];

@@ -215,7 +215,16 @@ fn a_block_update_agrees_with_one_contact_at_a_time() {
         &[0, 1, 2, 3, 4, 6, 7],
     ] {
         let mut block = before.clone();
-        update_block(&mut block, ks, &raw, &bodies, &p, 1e-6, &opt, &mut cols);
+        update_block(
+            (&mut block, &[]),
+            ks,
+            &raw,
+            &bodies,
+            &p,
+            1e-6,
+            &opt,
+            &mut cols,
+        );
         for (k, (prev, now, b1, b2)) in contacts.iter().enumerate() {
             if ks.contains(&k) {
                 let alone = step(prev, now, b1, b2, 1e-6, &opt);
