@@ -20,7 +20,7 @@
 //! [`crate::real`]) less `F` times the identity, its eigenvalues taken by magnitude.
 //! Steps are limited and backed off until `F` decreases; a zig-zag across a narrow
 //! valley (a blocky body's rim on a flat side) is carried along the valley's floor by
-//! the parallel-tangents acceleration (see [`across`]).
+//! the parallel-tangents acceleration (see `across`).
 //!
 //! `F` has one minimum near any start for smooth strictly convex bodies touching lightly,
 //! but elongated bodies give it others (a far face). So a contact starts from the best of
@@ -105,7 +105,7 @@ const WARM_ITERATIONS: usize = 200;
 /// direction is proof enough, and the minimum need not be sought. `Err` when Newton's
 /// method does not converge.
 ///
-/// A kept normal that has not converged within [`WARM_ITERATIONS`] is dropped and the
+/// A kept normal that has not converged within `WARM_ITERATIONS` (200) is dropped and the
 /// search starts afresh: near the rim of a blocky body's flat face the support point
 /// jumps from one side of the rim to the other as the normal turns, and an iteration that
 /// entered that valley from the side zig-zags across it, `F` falling by parts in 1e7
