@@ -12,6 +12,7 @@ pub mod modules;
 pub mod polyhedra;
 pub mod ranks;
 pub mod reference;
+pub mod superquadric;
 
 use dem_core::{PluginSet, Scene, Simulation};
 use std::path::{Path, PathBuf};
