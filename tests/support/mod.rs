@@ -20,7 +20,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every plugin package of the workspace.
-pub const PLUGINS: [&str; 13] = [
+pub const PLUGINS: [&str; 14] = [
     "cg2-facet-sphere",
     "cg2-polyhedron",
     "cg2-sphere-sphere",
@@ -34,6 +34,7 @@ pub const PLUGINS: [&str; 13] = [
     "law-adhesion",
     "test-faulty",
     "shape-superquadric",
+    "heat-conduction",
 ];
 
 /// The workspace root.

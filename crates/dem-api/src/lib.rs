@@ -13,6 +13,7 @@
 //! - [`batch`]: the column batches a batched call reads and writes; [`law_view`]: a law
 //!   batch checked once, as plain slices;
 //! - [`lane`]: the number types code written once for one and for four contacts uses;
+//! - [`exchange`]: particle fields and their exchange through contacts (a temperature);
 //! - [`functor`]: the batched ABI traits; [`reads`]: what a functor declares it reads;
 //!   [`root`]: the root module; [`log`]: log bridge;
 //! - [`sdk`]: what a plugin author uses: per-contact traits and [`export_plugin!`];
@@ -31,6 +32,7 @@
 
 pub mod batch;
 pub mod c_abi;
+pub mod exchange;
 pub mod facet;
 pub mod functor;
 pub mod geom;
@@ -49,6 +51,10 @@ pub mod shape;
 pub use batch::{
     BodyColumns, Columns3, Columns3Mut, GeomBatch, L6Columns, LawBatch, LawOutColumns,
     StateColumns, FLAG_LAST, FLAG_NEW, FLAG_REFRESH,
+};
+pub use exchange::{
+    ExchangeBox, ExchangeInfo, ExchangeInput, ExchangeLaw, ExchangeListFn, ExchangeOutput,
+    FieldInfo, NewExchangeFn, EXCHANGE_LIST_SYMBOL, NEW_EXCHANGE_SYMBOL,
 };
 pub use facet::FacetShape;
 pub use functor::{CallError, Cg2Box, Cg2Functor, ContactLaw, LawBox};

@@ -1,5 +1,6 @@
 //! `dem check`: what a scene loads to (particles, time step, inlets and outlets, plugin
-//! shapes, fluid, clumps by template, functors and laws), printed without running it.
+//! shapes, fluid, clumps by template, functors and laws, particle fields and their
+//! exchanges), printed without running it.
 
 use dem_core::model::particles::Shape;
 use dem_core::model::plugin_body::PluginBody;
@@ -135,6 +136,38 @@ pub fn report(sim: &Simulation, scene_path: &Path, plugins: &PluginSet) {
         println!(
             "  law {} ({}), {} state slots",
             l.name, l.plugin, l.state_len
+        );
+    }
+    let ex = &sim.exchanges;
+    for (f, def) in ex.fields.iter().enumerate() {
+        let values = &sim.particles.fields[f];
+        let (lo, hi) = values
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
+        let capacities: Vec<String> = def
+            .capacity
+            .iter()
+            .zip(&sim.material_names)
+            .filter(|(c, _)| !c.is_nan())
+            .map(|(c, m)| format!("{m} {c:e}"))
+            .collect();
+        println!(
+            "  field {} [{}]: values {lo} to {hi} {}, capacity [{}] {}; stored {:.6e} {} s",
+            def.name,
+            def.unit,
+            def.unit,
+            def.capacity_unit,
+            capacities.join(", "),
+            ex.stored(f, &sim.particles),
+            def.flow_unit
+        );
+    }
+    for e in &ex.entries {
+        println!(
+            "  exchange {} ({}) of the field {}",
+            e.name, e.plugin, ex.fields[e.field].name
         );
     }
 }

@@ -26,6 +26,9 @@ pub fn print(
     let (cmin, cmean, cmax) = record.contact_stats();
     let (drift, relative) = record.balance_error();
     let l = &sim.ledger;
+    let fields: Vec<_> = (0..sim.exchanges.fields.len())
+        .map(|f| sim.exchanges.balance(f, &sim.particles))
+        .collect();
     match mode {
         Mode::Quiet => {}
         Mode::Json => emit(&json!({
@@ -43,6 +46,14 @@ pub fn print(
             "ledger_balance_error_relative": relative,
             "energy_total": l.total(),
             "checkpoints_written": s.checkpoints,
+            "fields": fields.iter().map(|b| json!({
+                "name": b.name,
+                "stored": b.stored,
+                "initial": b.ledger.initial,
+                "from_fixed_bodies": b.ledger.boundary,
+                "balance_error": b.error,
+                "largest_step_ratio": b.ledger.stability,
+            })).collect::<Vec<_>>(),
             "ranks": sim.ranks().map_or(1, |r| r.size()),
             "exchange_time": sim.timing.exchange,
             "output_dir": dir.display().to_string(),
@@ -88,6 +99,22 @@ pub fn print(
                 ),
                 ("checkpoints written", s.checkpoints.to_string()),
             ];
+            for b in &fields {
+                let u = &b.quantity_unit;
+                rows.push((
+                    "field",
+                    format!(
+                        "{}: stored {:.6e} {u} = {:.6e} at t = 0 + {:.6e} from walls and \
+                         meshes, balance error {:.3e} {u}; largest dt H / (m c) {:.3e}",
+                        b.name,
+                        b.stored,
+                        b.ledger.initial,
+                        b.ledger.boundary,
+                        b.error,
+                        b.ledger.stability
+                    ),
+                ));
+            }
             if let Some(r) = sim.ranks() {
                 let share = sim.timing.exchange / sim.timing.total().max(1e-9);
                 rows.push((

@@ -5,7 +5,9 @@
 /// Exports a plugin's root module: `export_plugin! { geometry: [A, B], laws: [C] }`, or
 /// with laws written over lanes, `export_plugin! { geometry: [], laws: [], lane_laws: [D]
 /// }` (see [`LaneLaw`](crate::sdk::LaneLaw)), and with shapes (see
-/// [`Shape`](crate::sdk::Shape)) `shapes: [E]` last. Any list may be empty. The plugin crate must list `abi_stable`
+/// [`Shape`](crate::sdk::Shape)) `shapes: [E]` after them, and with exchanges (see
+/// [`Exchange`](crate::sdk::Exchange)) `exchanges: [F]` last (or right after `laws:`).
+/// Any list may be empty. The plugin crate must list `abi_stable`
 /// among its dependencies (abi_stable's export attribute refers to it by absolute path).
 #[macro_export]
 macro_rules! export_plugin {
@@ -35,8 +37,30 @@ macro_rules! export_plugin {
     (
         geometry: [$($g:ty),* $(,)?],
         laws: [$($l:ty),* $(,)?],
+        exchanges: [$($e:ty),* $(,)?] $(,)?
+    ) => {
+        $crate::export_plugin! {
+            geometry: [$($g),*], laws: [$($l),*], lane_laws: [], shapes: [],
+            exchanges: [$($e),*]
+        }
+    };
+    (
+        geometry: [$($g:ty),* $(,)?],
+        laws: [$($l:ty),* $(,)?],
         lane_laws: [$($ll:ty),* $(,)?],
         shapes: [$($s:ty),* $(,)?] $(,)?
+    ) => {
+        $crate::export_plugin! {
+            geometry: [$($g),*], laws: [$($l),*], lane_laws: [$($ll),*], shapes: [$($s),*],
+            exchanges: []
+        }
+    };
+    (
+        geometry: [$($g:ty),* $(,)?],
+        laws: [$($l:ty),* $(,)?],
+        lane_laws: [$($ll:ty),* $(,)?],
+        shapes: [$($s:ty),* $(,)?],
+        exchanges: [$($e:ty),* $(,)?] $(,)?
     ) => {
         #[::abi_stable::export_root_module]
         pub fn dem_plugin_root() -> $crate::PluginRootRef {
@@ -181,6 +205,34 @@ macro_rules! export_plugin {
             )*
             ::abi_stable::std_types::RErr(
                 format!("this plugin has no shape named `{}`", name).into(),
+            )
+        }
+
+        /// The exchanges this plugin offers ([`ExchangeListFn`]($crate::ExchangeListFn),
+        /// dem-api 0.5.4 on).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn dem_plugin_exchanges_v1(
+        ) -> ::abi_stable::std_types::RVec<$crate::ExchangeInfo> {
+            #[allow(unused_mut)]
+            let mut all = ::abi_stable::std_types::RVec::new();
+            $( all.push($crate::sdk::exchange_info::<$e>()); )*
+            all
+        }
+
+        /// Builds one of this plugin's exchanges ([`NewExchangeFn`]($crate::NewExchangeFn)).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn dem_plugin_new_exchange_v1(
+            name: ::abi_stable::std_types::RStr<'_>,
+            params: ::abi_stable::std_types::RStr<'_>,
+        ) -> ::abi_stable::std_types::RResult<$crate::ExchangeBox, ::abi_stable::std_types::RString> {
+            let _ = params;
+            $(
+                if name.as_str() == <$e as $crate::sdk::Exchange>::NAME {
+                    return $crate::sdk::new_exchange::<$e>(params.as_str());
+                }
+            )*
+            ::abi_stable::std_types::RErr(
+                format!("this plugin has no exchange named `{}`", name).into(),
             )
         }
     };

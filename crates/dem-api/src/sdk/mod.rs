@@ -17,10 +17,14 @@
 //! A plugin may also offer particle shapes ([`Shape`], exported under `shapes:`; see
 //! [`crate::plugin_shape`]).
 //!
+//! A plugin may also declare a per-particle field and the exchange of it through
+//! contacts ([`Exchange`], exported under `exchanges:`; see [`crate::exchange`]).
+//!
 //! A law may also write its step once over lanes ([`LaneLaw`]) and be exported under
 //! `lane_laws:`; the SDK then runs its batches four contacts at a time.
 
 mod adapters;
+mod exchange;
 mod export;
 mod lanes;
 mod logging;
@@ -31,6 +35,7 @@ mod shape;
 mod slots;
 
 pub use adapters::{geometry_info, law_info, new_geometry, new_lane_law, new_law, slot_names};
+pub use exchange::{exchange_info, new_exchange, Exchange, Field};
 pub use lanes::{lanes_agree, one_lane, LaneInput, LaneLaw, LaneOutput};
 pub use logging::install_forwarder;
 pub use params::parse_params;

@@ -11,6 +11,7 @@ pub mod contacts;
 pub mod critical_step;
 pub(crate) mod damping;
 pub mod dispatch;
+pub mod exchange;
 pub mod facet_grid;
 pub mod flow;
 pub mod fluid;

@@ -177,7 +177,13 @@ pub fn meshes_csv(rows: &[MeshRow]) -> String {
 pub fn write_particles(dir: &Path, sim: &Simulation) -> Result<PathBuf, DemError> {
     let p = &sim.particles;
     let g = sim.integrator.gravity;
-    let mut s = String::from("id,kind,x,y,z,vx,vy,vz,wx,wy,wz,radius,fx,fy,fz\n");
+    let mut s = String::from("id,kind,x,y,z,vx,vy,vz,wx,wy,wz,radius,fx,fy,fz");
+    // The particle fields' values, a column each, named as the fields.
+    for f in &sim.exchanges.fields {
+        s.push(',');
+        s.push_str(&f.name);
+    }
+    s.push('\n');
     for (id, i) in sim.order.by_id(p.len()) {
         let mut r = p.shape[i].bounding_radius().unwrap_or(f64::INFINITY);
         let (mut x, mut v, mut w, mut f) = (p.pos[i], p.vel[i], p.angvel[i], p.force[i]);
@@ -192,9 +198,13 @@ pub fn write_particles(dir: &Path, sim: &Simulation) -> Result<PathBuf, DemError
             kind = "Clump";
         }
         s.push_str(&format!(
-            "{id},{},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}\n",
+            "{id},{},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
             kind, x.x, x.y, x.z, v.x, v.y, v.z, w.x, w.y, w.z, r, f.x, f.y, f.z
         ));
+        for values in &p.fields {
+            s.push_str(&format!(",{:e}", values[i]));
+        }
+        s.push('\n');
     }
     let path = dir.join("particles.csv");
     atomic(&path, s.as_bytes())?;

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 fn tensors(name: &'static str, values: &[Matrix3<f64>]) -> Array {
     Array {
-        name,
+        name: name.into(),
         components: 9,
         // By rows (nalgebra stores columns).
         values: Values::F64(
@@ -37,12 +37,12 @@ pub fn image(fields: &Fields) -> Vec<u8> {
         .collect();
     let arrays = [
         Array {
-            name: "density",
+            name: "density".into(),
             components: 1,
             values: Values::F64(fields.density.clone()),
         },
         Array {
-            name: "velocity",
+            name: "velocity".into(),
             components: 3,
             values: Values::F64(
                 fields

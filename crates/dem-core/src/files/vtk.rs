@@ -87,7 +87,7 @@ impl Values {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Array {
     /// Name shown in ParaView.
-    pub name: &'static str,
+    pub name: std::borrow::Cow<'static, str>,
     /// Components per tuple.
     pub components: usize,
     /// The values, tuple after tuple.
@@ -113,7 +113,7 @@ pub struct Grid {
 
 fn f64s(name: &'static str, values: Vec<f64>) -> Array {
     Array {
-        name,
+        name: name.into(),
         components: 1,
         values: Values::F64(values),
     }
@@ -121,7 +121,7 @@ fn f64s(name: &'static str, values: Vec<f64>) -> Array {
 
 fn vectors(name: &'static str, values: impl Iterator<Item = Vector3<f64>>) -> Array {
     Array {
-        name,
+        name: name.into(),
         components: 3,
         values: Values::F64(values.flat_map(|v| [v.x, v.y, v.z]).collect()),
     }
@@ -129,7 +129,7 @@ fn vectors(name: &'static str, values: impl Iterator<Item = Vector3<f64>>) -> Ar
 
 fn ints(name: &'static str, values: impl Iterator<Item = i64>) -> Array {
     Array {
-        name,
+        name: name.into(),
         components: 1,
         values: Values::I64(values.collect()),
     }
@@ -175,24 +175,24 @@ impl Grid {
         section(&mut xml, &mut data, "PointData", &self.point_data);
         section(&mut xml, &mut data, "CellData", &self.cell_data);
         let points = Array {
-            name: "Points",
+            name: "Points".into(),
             components: 3,
             values: Values::F64(self.points.iter().flatten().copied().collect()),
         };
         section(&mut xml, &mut data, "Points", &[points]);
         let cells = [
             Array {
-                name: "connectivity",
+                name: "connectivity".into(),
                 components: 1,
                 values: Values::I64(self.connectivity.clone()),
             },
             Array {
-                name: "offsets",
+                name: "offsets".into(),
                 components: 1,
                 values: Values::I64(self.offsets.clone()),
             },
             Array {
-                name: "types",
+                name: "types".into(),
                 components: 1,
                 values: Values::U8(self.types.clone()),
             },
@@ -258,11 +258,19 @@ pub fn particles(sim: &Simulation) -> Grid {
         vectors("force", ids.iter().map(|&i| p.force[i])),
         vectors("torque", ids.iter().map(|&i| p.torque[i])),
         Array {
-            name: "material",
+            name: "material".into(),
             components: 1,
             values: Values::I32(ids.iter().map(|&i| p.material[i] as i32).collect()),
         },
     ];
+    // The particle fields' values, an array each, named as the fields.
+    for (def, values) in sim.exchanges.fields.iter().zip(&p.fields) {
+        g.point_data.push(Array {
+            name: def.name.clone().into(),
+            components: 1,
+            values: Values::F64(ids.iter().map(|&i| values[i]).collect()),
+        });
+    }
     // Free spheres keep their initial orientation unless it is integrated (see
     // `Integrator::sphere_orientation`): then no orientation is written rather than that.
     let kept = |&i: &usize| {
@@ -272,7 +280,7 @@ pub fn particles(sim: &Simulation) -> Grid {
     };
     if ids.iter().all(kept) {
         g.point_data.push(Array {
-            name: "orientation",
+            name: "orientation".into(),
             components: 4,
             values: Values::F64(
                 ids.iter()
@@ -376,7 +384,7 @@ pub fn polyhedra(sim: &Simulation) -> Grid {
         vectors("velocity", faces.iter().map(|&(i, _)| p.vel[i])),
         vectors("angular_velocity", faces.iter().map(|&(i, _)| p.angvel[i])),
         Array {
-            name: "material",
+            name: "material".into(),
             components: 1,
             values: Values::I32(faces.iter().map(|&(i, _)| p.material[i] as i32).collect()),
         },
@@ -417,7 +425,7 @@ pub fn plugin_shapes(sim: &Simulation) -> Grid {
         vectors("velocity", owner.iter().map(|&i| p.vel[i])),
         vectors("angular_velocity", owner.iter().map(|&i| p.angvel[i])),
         Array {
-            name: "material",
+            name: "material".into(),
             components: 1,
             values: Values::I32(owner.iter().map(|&i| p.material[i] as i32).collect()),
         },
@@ -478,7 +486,7 @@ pub fn walls(sim: &Simulation) -> Grid {
         vectors("velocity", ids.iter().map(|&i| p.vel[i])),
         vectors("force", ids.iter().map(|&i| p.force[i])),
         Array {
-            name: "material",
+            name: "material".into(),
             components: 1,
             values: Values::I32(ids.iter().map(|&i| p.material[i] as i32).collect()),
         },

@@ -207,6 +207,11 @@ pub struct Particles {
     pub material: Vec<u32>,
     /// Shape.
     pub shape: Vec<Shape>,
+    /// The values of the scene's particle fields, one array per field in the order of
+    /// [`crate::engines::exchange::Exchanges::fields`] (empty without fields).
+    pub fields: Vec<Vec<f64>>,
+    /// The value each field gives a particle when it is pushed (a field's `initial`).
+    pub field_initial: Vec<f64>,
 }
 
 impl Particles {
@@ -234,6 +239,9 @@ impl Particles {
         self.blocked.shrink_to_fit();
         self.material.shrink_to_fit();
         self.shape.shrink_to_fit();
+        for f in &mut self.fields {
+            f.shrink_to_fit();
+        }
     }
 
     /// Puts the particle at index `new_to_old[i]` at index `i`, in every array
@@ -258,6 +266,9 @@ impl Particles {
         gather(&mut self.blocked, new_to_old);
         gather(&mut self.material, new_to_old);
         gather(&mut self.shape, new_to_old);
+        for f in &mut self.fields {
+            gather(f, new_to_old);
+        }
     }
 
     /// Appends a particle; returns its id.
@@ -284,6 +295,9 @@ impl Particles {
         self.blocked.push(blocked);
         self.material.push(material);
         self.shape.push(shape);
+        for (f, &v) in self.fields.iter_mut().zip(&self.field_initial) {
+            f.push(v);
+        }
         self.pos.len() - 1
     }
 

@@ -3,10 +3,12 @@
 
 mod boundaries;
 pub mod budget;
+mod choices;
 pub(crate) mod clumps;
 pub mod crowding;
 pub mod csv;
 mod defaults;
+mod fields;
 mod generators;
 pub(crate) use generators::add_sphere;
 pub mod geometric_epsilon;
@@ -27,6 +29,8 @@ pub use crate::model::particles::MAX_COORDINATE;
 pub use crate::support::sampling::material_choice::MaterialChoice;
 pub use crate::support::sampling::size_distribution::{Basis, Radius};
 pub use boundaries::Boundaries;
+pub use choices::{ExchangeChoice, GeometryChoice, LawChoice};
+pub use fields::{FieldSet, FieldSpec};
 pub use generators::expand_bodies;
 pub use output_spec::OutputSpec;
 pub use settings::{ContactSettings, SparsifySettings};
@@ -388,32 +392,6 @@ pub struct ClumpTemplateSpec {
     pub scale: f64,
 }
 
-/// Which geometry functor serves a pair of shape kinds (only needed when several do).
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct GeometryChoice {
-    /// Shape kind names, e.g. `("Wall", "Sphere")`.
-    pub shapes: (String, String),
-    /// Functor name.
-    pub functor: String,
-    /// Parameters, passed verbatim to the plugin.
-    #[serde(default)]
-    pub params: Option<Box<RawValue>>,
-}
-
-/// The contact law of a pair of materials (`"*"` matches any material).
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct LawChoice {
-    /// Material names.
-    pub materials: (String, String),
-    /// Law name.
-    pub law: String,
-    /// Parameters, passed verbatim to the plugin.
-    #[serde(default)]
-    pub params: Option<Box<RawValue>>,
-}
-
 /// Time step.
 #[derive(Deserialize, Debug, Clone, Copy)]
 #[serde(deny_unknown_fields)]
@@ -449,6 +427,12 @@ pub struct Scene {
     pub geometry: Vec<GeometryChoice>,
     /// Contact laws per material pair.
     pub laws: Vec<LawChoice>,
+    /// Particle fields (a temperature) by name (see [`crate::engines::exchange`]).
+    #[serde(default, deserialize_with = "unique_names::unique_names")]
+    pub fields: BTreeMap<String, FieldSpec>,
+    /// Exchanges of the fields per material pair.
+    #[serde(default)]
+    pub exchanges: Vec<ExchangeChoice>,
     /// Clump templates by name.
     #[serde(default, deserialize_with = "unique_names::unique_names")]
     pub clump_templates: BTreeMap<String, ClumpTemplateSpec>,

@@ -1,6 +1,7 @@
 //! The plugin catalogue (`dem plugins`, and `dem.plugins()` in Python): every loaded
-//! functor with the shapes it serves, every plugin shape, its parameters with units and defaults, and the
-//! libraries refused; as text or as JSON for tools.
+//! functor with the shapes it serves, every plugin shape, every field exchange with its
+//! field's units, their parameters with units and defaults, and the libraries refused; as
+//! text or as JSON for tools.
 
 use crate::setup::plugins::PluginSet;
 use dem_api::{FunctorRole, ParamDoc};
@@ -16,7 +17,9 @@ fn docs(params: &[ParamDoc]) -> Vec<Value> {
 
 /// The catalogue as JSON: `{"plugins": [{name, version, api_version, path, functors:
 /// [{name, role, shapes, description, defaults, params: [{name, unit, doc}]}], shapes:
-/// [{name, description, defaults, params}]}], "refused": [{path, reason}]}`.
+/// [{name, description, defaults, params}], exchanges: [{name, field: {name, unit,
+/// capacity_unit, flow_unit}, description, defaults, params}]}], "refused": [{path,
+/// reason}]}`.
 pub fn to_json(set: &PluginSet) -> Value {
     let plugins: Vec<Value> = set
         .plugins
@@ -55,6 +58,25 @@ pub fn to_json(set: &PluginSet) -> Value {
                     })
                 })
                 .collect();
+            let exchanges: Vec<Value> = p
+                .exchanges
+                .iter()
+                .map(|e| {
+                    let f = &e.field;
+                    json!({
+                        "name": e.name.as_str(),
+                        "field": {
+                            "name": f.name.as_str(),
+                            "unit": f.unit.as_str(),
+                            "capacity_unit": f.capacity_unit.as_str(),
+                            "flow_unit": f.flow_unit.as_str(),
+                        },
+                        "description": e.description.as_str(),
+                        "defaults": e.default_params.as_str(),
+                        "params": docs(&e.params),
+                    })
+                })
+                .collect();
             json!({
                 "name": p.name,
                 "version": p.version,
@@ -62,6 +84,7 @@ pub fn to_json(set: &PluginSet) -> Value {
                 "path": p.path.display().to_string(),
                 "functors": functors,
                 "shapes": shapes,
+                "exchanges": exchanges,
             })
         })
         .collect();
@@ -99,6 +122,17 @@ pub fn to_text(set: &PluginSet) -> String {
             s.push_str(&format!("  {}: shape\n    {}\n", sh.name, sh.description));
             s.push_str(&format!("    defaults: {}\n", sh.default_params));
             for d in &sh.params {
+                s.push_str(&format!("    {} [{}]: {}\n", d.name, d.unit, d.doc));
+            }
+        }
+        for e in &p.exchanges {
+            let f = &e.field;
+            s.push_str(&format!(
+                "  {}: exchange of the field `{}` [{}] (capacity [{}], flow [{}])\n    {}\n",
+                e.name, f.name, f.unit, f.capacity_unit, f.flow_unit, e.description
+            ));
+            s.push_str(&format!("    defaults: {}\n", e.default_params));
+            for d in &e.params {
                 s.push_str(&format!("    {} [{}]: {}\n", d.name, d.unit, d.doc));
             }
         }

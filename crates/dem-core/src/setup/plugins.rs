@@ -10,8 +10,9 @@ use abi_stable::library::RawLibrary;
 use abi_stable::library::{lib_header_from_path, LibraryError, RootModule};
 use abi_stable::std_types::{RStr, RString, RVec};
 use dem_api::{
-    Cg2Box, FunctorInfo, FunctorRole, HostLogger, LawBox, LogLevel, NewShapeFn, PluginRootRef,
-    ScaleShapeFn, ShapeInfo, ShapeKind, ShapeListFn, NEW_SHAPE_SYMBOL, SCALE_SHAPE_SYMBOL,
+    Cg2Box, ExchangeInfo, ExchangeListFn, FunctorInfo, FunctorRole, HostLogger, LawBox, LogLevel,
+    NewExchangeFn, NewShapeFn, PluginRootRef, ScaleShapeFn, ShapeInfo, ShapeKind, ShapeListFn,
+    EXCHANGE_LIST_SYMBOL, NEW_EXCHANGE_SYMBOL, NEW_SHAPE_SYMBOL, SCALE_SHAPE_SYMBOL,
     SHAPE_LIST_SYMBOL,
 };
 use std::path::{Path, PathBuf};
@@ -31,6 +32,9 @@ pub struct Plugin {
     pub functors: Vec<FunctorInfo>,
     /// The shapes it offers (dem-api 0.5.2 on; see [`crate::setup::plugin_shapes`]).
     pub shapes: Vec<ShapeInfo>,
+    /// The field exchanges it offers (dem-api 0.5.4 on; see
+    /// [`crate::setup::plugin_exchanges`]).
+    pub exchanges: Vec<ExchangeInfo>,
     entry: Entry,
 }
 
@@ -39,6 +43,14 @@ impl Plugin {
     pub(crate) fn new_shape_fn(&self) -> Option<NewShapeFn> {
         match self.entry {
             Entry::Rust(_, Symbols { new_shape, .. }) => new_shape,
+            Entry::C(_) => None,
+        }
+    }
+
+    /// The plugin's exchange builder, if it offers exchanges (dem-api 0.5.4 on).
+    pub(crate) fn new_exchange_fn(&self) -> Option<NewExchangeFn> {
+        match self.entry {
+            Entry::Rust(_, Symbols { new_exchange, .. }) => new_exchange,
             Entry::C(_) => None,
         }
     }
@@ -79,6 +91,10 @@ struct Symbols {
     new_shape: Option<NewShapeFn>,
     /// Its shape scaler (0.5.3).
     scale_shape: Option<ScaleShapeFn>,
+    /// Its field exchanges (0.5.4).
+    exchanges: Option<ExchangeListFn>,
+    /// Its exchange builder (0.5.4).
+    new_exchange: Option<NewExchangeFn>,
 }
 
 /// How a plugin's functors are built.
@@ -211,6 +227,7 @@ impl PluginSet {
                         api_version: format!("C interface {}", dem_api::c_abi::DEM_C_ABI_VERSION),
                         functors: c.functors(),
                         shapes: Vec::new(),
+                        exchanges: Vec::new(),
                         path,
                         entry: Entry::C(c),
                     })),
@@ -244,12 +261,16 @@ impl PluginSet {
                 BUILT_IN.map(|k| k.name()).join(", ")
             )));
         }
+        let exchanges: Vec<ExchangeInfo> = symbols
+            .exchanges
+            .map_or_else(Vec::new, |f| f().into_iter().collect());
         let plugin = Plugin {
             name: (root.name())().to_string(),
             version: (root.version())().to_string(),
             api_version: (root.api_version())().to_string(),
             functors: (root.functors())().into_iter().collect(),
             shapes,
+            exchanges,
             path,
             entry: Entry::Rust(root, symbols),
         };
@@ -463,6 +484,14 @@ fn symbols(path: &Path) -> Symbols {
             shapes: lib.get::<ShapeListFn>(SHAPE_LIST_SYMBOL).ok().map(|f| *f),
             new_shape: lib.get::<NewShapeFn>(NEW_SHAPE_SYMBOL).ok().map(|f| *f),
             scale_shape: lib.get::<ScaleShapeFn>(SCALE_SHAPE_SYMBOL).ok().map(|f| *f),
+            exchanges: lib
+                .get::<ExchangeListFn>(EXCHANGE_LIST_SYMBOL)
+                .ok()
+                .map(|f| *f),
+            new_exchange: lib
+                .get::<NewExchangeFn>(NEW_EXCHANGE_SYMBOL)
+                .ok()
+                .map(|f| *f),
         }
     }
 }

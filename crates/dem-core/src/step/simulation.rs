@@ -10,6 +10,7 @@ use crate::engines::broadphase::VerletList;
 use crate::engines::clump::ClumpBody;
 use crate::engines::contacts::{ContactTotals, Contacts, StepContext};
 use crate::engines::dispatch::Dispatch;
+use crate::engines::exchange::Exchanges;
 use crate::engines::flow::Flow;
 use crate::engines::fluid::Fluid;
 use crate::engines::guards::{self, EnergyReference};
@@ -143,6 +144,8 @@ pub struct Simulation {
     /// [`Simulation::remove_particles`]): the population is no longer the scene's, as with
     /// inlets or outlets.
     pub(crate) reshaped: bool,
+    /// The particle fields and their exchanges (see [`crate::engines::exchange`]).
+    pub exchanges: Exchanges,
 }
 
 impl Simulation {
@@ -311,6 +314,17 @@ impl Simulation {
         if self.ranks.is_none() {
             self.book_contacts(&totals);
         }
+        if !self.exchanges.is_empty() {
+            let order = &self.order;
+            self.exchanges.step(
+                &mut self.particles,
+                &self.contacts,
+                &self.materials,
+                self.integrator.dt,
+                self.step,
+                |i| order.id(i),
+            )?;
+        }
         let watched = match self.flow.any() {
             true => self.watch(&fresh, fresh_clumps),
             false => Watched::default(),
@@ -413,6 +427,7 @@ impl Simulation {
             self.order.clone(),
             self.periodic.clone(),
             self.clumps.clone(),
+            self.exchanges.ledger.clone(),
         );
         // What a change of population renumbers or counts.
         let population = self.flow.any().then(|| {
@@ -434,6 +449,7 @@ impl Simulation {
                 self.order,
                 self.periodic,
                 self.clumps,
+                self.exchanges.ledger,
             ) = saved;
             if let Some(population) = population {
                 (

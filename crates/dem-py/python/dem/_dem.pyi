@@ -216,6 +216,15 @@ class Simulation:
         """Shape names: "Sphere", "Wall", "Facet", "Polyhedron" or a plugin shape's own
         (e.g. "Superquadric"): (n,)."""
     @property
+    def field_names(self) -> List[str]:
+        """The scene's particle fields (e.g. ``["temperature"]``), in name order."""
+    def field(self, name: str) -> npt.NDArray[np.float64]:
+        """Values of particle field ``name`` in its unit (a temperature in K): (n,)."""
+    def field_balance(self, name: str) -> Dict[str, float]:
+        """``stored``, ``initial``, ``from_fixed_bodies``, ``balance_error`` and
+        ``largest_step_ratio`` of particle field ``name`` (see the heat ledger in
+        docs/scenes.md, *Particle fields*)."""
+    @property
     def ledger(self) -> Dict[str, float]:
         """The energy ledger of the last step, J: the columns of ``energy.csv``
         (kinetic, rotational, potential, elastic, friction, damping, nonviscous,

@@ -24,8 +24,9 @@ a scene file when a simulation is made from it (errors name the field, and the l
 
 How Python values become RON:
 
-- a ``dict`` is a struct, ``(name: value, ...)``, except the scene's ``materials`` and
-  ``clump_templates``, which are maps from names (``Map`` makes any other map);
+- a ``dict`` is a struct, ``(name: value, ...)``, except the scene's ``materials``,
+  ``clump_templates`` and ``fields``, which are maps from names (``Map`` makes any other
+  map, such as a field's ``capacity``);
 - a ``tuple`` (or a numpy array) is a RON tuple: vectors are tuples, ``(0, 0, 0.1)``;
 - a ``list`` is a RON list, ``[...]``;
 - ``Sphere(...)``, ``Critical(0.1)`` and any other capitalised name imported from this
@@ -149,7 +150,7 @@ class Scene:
     ``stop``, ``geometry``, ``clump_templates``, ``plugins`` as in docs/scenes.md).
     ``base_dir`` is where its relative paths (meshes, CSV files, plugins) start."""
 
-    _MAPS = ("materials", "clump_templates")
+    _MAPS = ("materials", "clump_templates", "fields")
 
     def __init__(self, *, materials, laws, bodies, timestep, duration, base_dir=".", **rest):
         self.base_dir = os.fspath(base_dir)

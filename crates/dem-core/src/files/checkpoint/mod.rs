@@ -69,8 +69,9 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// applied from outside (forces and torques by scene id, set from Python or Rust), and
 /// whether particles were added or removed from outside. 12: the laws' parameters and
 /// the materials changed from outside, and which laws have yet to refresh their contacts'
-/// constants. 13: bodies of plugin shapes (their shape name and parameters).
-pub const FORMAT_VERSION: u32 = 13;
+/// constants. 13: bodies of plugin shapes (their shape name and parameters). 14: the
+/// particle fields' values and their ledgers.
+pub const FORMAT_VERSION: u32 = 14;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -123,6 +124,8 @@ struct SavedParticles {
     blocked: Vec<Dofs>,
     material: Vec<u32>,
     shape: Vec<SavedShape>,
+    /// The particle fields' values (format 14 on).
+    fields: Vec<Vec<f64>>,
 }
 
 /// The state of a clump's rigid body (its members are particles, saved with them).
@@ -214,6 +217,8 @@ pub struct Checkpoint {
     inlets: Vec<InletState>,
     /// The outlets' counts (scene order).
     outlets: Vec<OutletState>,
+    /// The particle fields' ledgers (order of the fields' names; format 14 on).
+    field_ledgers: Vec<crate::engines::exchange::FieldLedger>,
     /// Data of the front end, opaque here.
     pub extra: Vec<u8>,
 }
@@ -292,6 +297,7 @@ impl Checkpoint {
                 torque: p.torque.clone(),
                 blocked: p.blocked.clone(),
                 material: p.material.clone(),
+                fields: p.fields.clone(),
                 shape: p
                     .shape
                     .iter()
@@ -352,6 +358,7 @@ impl Checkpoint {
                 .collect(),
             inlets: sim.flow.inlets.iter().map(|i| i.state.clone()).collect(),
             outlets: sim.flow.outlets.iter().map(|o| o.state).collect(),
+            field_ledgers: sim.exchanges.ledger.clone(),
             extra,
         }
     }

@@ -141,6 +141,16 @@ impl Checkpoint {
                 ),
             ));
         }
+        let fields = sim.exchanges.fields.len();
+        if sp.fields.len() != fields
+            || sp.fields.iter().any(|f| f.len() != n)
+            || self.field_ledgers.len() != fields
+        {
+            return Err(failure(
+                path,
+                format!("its particle fields do not match the scene's {fields} fields"),
+            ));
+        }
         let issued = self.issued as usize;
         sim.order = ParticleOrder::from_ids(self.order, n, issued, self.reordered)
             .filter(|_| issued >= scene_count)
@@ -210,6 +220,8 @@ impl Checkpoint {
             blocked: sp.blocked,
             material: sp.material,
             shape,
+            fields: sp.fields,
+            field_initial: std::mem::take(&mut sim.particles.field_initial),
         };
         match (&mut sim.periodic, self.periodic) {
             (None, None) => {}
@@ -349,6 +361,7 @@ impl Checkpoint {
         sim.end_step = self.end_step;
         sim.integrator.dt = self.dt;
         sim.ledger = self.ledger;
+        sim.exchanges.ledger = self.field_ledgers;
         sim.energy_reference = self.energy_reference;
         Ok(sim)
     }

@@ -41,6 +41,9 @@ impl Simulation {
         if self.ranks.is_some() {
             return Err("bodies cannot be added from outside on several ranks".into());
         }
+        if !self.exchanges.is_empty() {
+            return Err("bodies cannot be added in a scene with particle fields yet".into());
+        }
         let origin = self.scene.origin.with_file_name("(added bodies)");
         let specs: Vec<BodySpec> = parse_ron(text, &origin).map_err(|e| e.to_string())?;
         for (k, spec) in specs.iter().enumerate() {

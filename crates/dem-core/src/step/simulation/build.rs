@@ -36,8 +36,23 @@ impl Simulation {
         }
         let mut particles = Particles::default();
         let boundaries = expand_bodies(&scene, &index, plugins, &mut particles)?;
+        let exchanges =
+            crate::setup::plugin_exchanges::build(&scene, plugins, &index, &mut particles)?;
         particles.shrink_to_fit();
         let flow = super::population::build_flow(&scene, &index, &materials, plugins)?;
+        if !exchanges.is_empty() {
+            let unsupported = [
+                (scene.cell.is_some(), "cell"),
+                (!boundaries.clumps.is_empty(), "clumps"),
+                (flow.any(), "inlets or outlets"),
+            ];
+            if let Some((_, what)) = unsupported.iter().find(|(bad, _)| *bad) {
+                return Err(scene.error(format!(
+                    "fields: not supported in a scene with {what} yet (only a fixed \
+                     population of free bodies, walls and meshes)"
+                )));
+            }
+        }
         crate::setup::meeting::check_rigid(&scene, &names, &particles, &flow)?;
         let (kinds, mats) = crate::setup::meeting::pairs(&particles, &flow);
         let geometric_epsilon = crate::scene::geometric_epsilon::resolve(
@@ -323,6 +338,7 @@ impl Simulation {
             changes: Default::default(),
             fluid,
             reshaped: false,
+            exchanges,
         })
     }
 }

@@ -32,6 +32,9 @@ impl Simulation {
             if self.fluid.is_some() {
                 return refuse("a scene with a fluid");
             }
+            if !self.exchanges.is_empty() {
+                return refuse("a scene with particle fields");
+            }
             if self.reshaped {
                 return refuse("a run whose particles were added or removed from outside");
             }

@@ -300,6 +300,9 @@ impl Simulation {
         if self.ranks.is_some() {
             return Err("particles cannot be added from outside on several ranks".into());
         }
+        if !self.exchanges.is_empty() {
+            return Err("particles cannot be added in a scene with particle fields yet".into());
+        }
         let p = &self.particles;
         let n = p.len();
         let mut materials = Vec::with_capacity(spheres.len());
@@ -398,6 +401,9 @@ impl Simulation {
         let n = self.particles.len();
         if self.ranks.is_some() {
             return Err("particles cannot be removed from outside on several ranks".into());
+        }
+        if !self.exchanges.is_empty() {
+            return Err("particles cannot be removed in a scene with particle fields yet".into());
         }
         let moving: std::collections::BTreeSet<usize> = self
             .motions
