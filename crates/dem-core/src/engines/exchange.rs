@@ -5,9 +5,9 @@
 //! Each field has one value per particle (stored with the particles, in
 //! [`Particles::fields`], so that every reordering carries it) and a capacity per
 //! material. Each step, after the contact pass, every live contact whose two materials
-//! have an exchange of the field is handed to it, in slot order (fixed by the particles'
-//! storage order, so that the sums depend neither on the number of threads nor on the
-//! contact list's history), with the two bodies' values at t. The flows are summed onto
+//! have an exchange of the field is handed to it, in the contacts' processing order (fixed
+//! by the run's history and kept by checkpoints, so that the sums depend neither on the
+//! number of threads nor on a resume), with the two bodies' values at t. The flows are summed onto
 //! the particles, and each particle of finite mass moves explicitly, `v += dt Q / (m c)`;
 //! a body of infinite mass (a wall, a mesh) keeps its value, and the quantity it gives
 //! or takes is booked in the field's ledger ([`FieldLedger`]), so that the quantity
@@ -26,7 +26,6 @@ use crate::model::particles::Particles;
 use crate::support::error::DemError;
 use dem_api::{ExchangeBox, ExchangeInput, LawInput, LawPair, Material};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// One particle field.
 #[derive(Clone, Debug)]
@@ -92,8 +91,11 @@ pub struct Exchanges {
     pub fields: Vec<FieldDef>,
     /// The exchanges, in the scene's order.
     pub entries: Vec<ExchangeEntry>,
-    /// The exchanges (indices of `entries`) of each material pair, both orders.
-    pub table: BTreeMap<(u32, u32), Vec<usize>>,
+    /// The exchanges (indices of `entries`) of each material pair `(a, b)`, at
+    /// `a * materials + b` (both orders).
+    pub table: Vec<Vec<usize>>,
+    /// Number of materials.
+    pub materials: usize,
     /// Each field's ledger.
     pub ledger: Vec<FieldLedger>,
     /// Per field, the flow into each particle in the current step, and the sum of its
@@ -166,28 +168,29 @@ impl Exchanges {
             }
         }
         let mut input = ExchangeInput::default();
-        let live = contacts.live_with_geometry().zip(contacts.live_onsets());
-        for ((c, l6, _), onset) in live {
+        let (flow, conductance) = (&mut self.flow, &mut self.conductance);
+        let (table, entries, nm) = (&self.table, &self.entries, self.materials);
+        contacts.try_each_live_for_law(|c, geom, onset| {
             let (i, j) = c.bodies();
             let (mi, mj) = (p.material[i], p.material[j]);
-            let Some(entries) = self.table.get(&(mi, mj)) else {
-                continue;
-            };
-            let mut contact = LawInput {
+            let chosen = &table[mi as usize * nm + mj as usize];
+            if chosen.is_empty() {
+                return Ok(());
+            }
+            input.contact = LawInput {
+                geom: *geom,
                 pair: LawPair {
-                    radius: l6.lens,
+                    radius: geom.lens,
                     mass: [p.law_mass(i), p.law_mass(j)],
                     material: [materials[mi as usize], materials[mj as usize]],
                 },
                 onset,
                 dt,
                 is_new: c.new as u32,
-                ..LawInput::default()
+                is_last: 0,
             };
-            l6.write_api(&mut contact.geom);
-            input.contact = contact;
-            for &e in entries {
-                let entry = &self.entries[e];
+            for &e in chosen {
+                let entry = &entries[e];
                 let f = entry.field;
                 input.value = [p.fields[f][i], p.fields[f][j]];
                 let out = entry.functor.exchange(&input);
@@ -206,12 +209,13 @@ impl Exchanges {
                         ),
                     });
                 }
-                self.flow[f][i] -= out.flow;
-                self.flow[f][j] += out.flow;
-                self.conductance[f][i] += out.conductance;
-                self.conductance[f][j] += out.conductance;
+                flow[f][i] -= out.flow;
+                flow[f][j] += out.flow;
+                conductance[f][i] += out.conductance;
+                conductance[f][j] += out.conductance;
             }
-        }
+            Ok(())
+        })?;
         for (f, field) in self.fields.iter().enumerate() {
             let ledger = &mut self.ledger[f];
             for (i, value) in p.fields[f].iter_mut().enumerate() {

@@ -200,6 +200,8 @@ pub fn build(
         particles.fields.push(values);
     }
     // The exchange of each material pair: the first matching choice of a field wins.
+    out.materials = n_materials;
+    out.table = vec![Vec::new(); n_materials * n_materials];
     for (k, field, plugin, functor) in made {
         let choice = &scene.exchanges[k];
         let f = out.field(&field).expect("declared");
@@ -224,8 +226,8 @@ pub fn build(
         });
         for &ma in &a {
             for &mb in &b {
-                for key in [(ma, mb), (mb, ma)] {
-                    let list = out.table.entry(key).or_default();
+                for (x, y) in [(ma, mb), (mb, ma)] {
+                    let list = &mut out.table[x as usize * n_materials + y as usize];
                     if !list.iter().any(|&x| out.entries[x].field == f) {
                         list.push(e);
                     }

@@ -60,7 +60,7 @@ use crate::engines::l6geom::L6State;
 use crate::model::blocks::{self, Blocks, HotBlocks, CHUNK};
 pub use contact::{Contact, Slot};
 pub use context::StepContext;
-use dem_api::{Onset, RawGeom};
+use dem_api::{L6Geom, Onset, RawGeom};
 use forces::ForceStore;
 pub use forces::Forces;
 use held::Held;
@@ -186,6 +186,26 @@ impl Contacts {
     pub fn live_with_geometry(&self) -> impl Iterator<Item = (&Contact, L6State, Forces)> {
         self.live_in_slot_order()
             .map(|k| (&self.list[k], self.geometry(k), self.forces(k)))
+    }
+
+    /// Calls `f` with each live contact, its geometry as a law reads it and its onset
+    /// data, in processing order (the list's: fixed by the run's history, not by the
+    /// number of threads, and kept by checkpoints; read block by block, so that the
+    /// columns' lines are read once for eight contacts), until `f` fails.
+    pub fn try_each_live_for_law<E>(
+        &self,
+        mut f: impl FnMut(&Contact, &L6Geom, Onset) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut g = L6Geom::default();
+        for (k, c) in self.list.iter().enumerate() {
+            if !c.active() {
+                continue;
+            }
+            let (block, at) = self.hot.block_of(k);
+            crate::engines::l6geom::hot::load_api(block, at, &mut g);
+            f(c, &g, blocks::onset(block, at))?;
+        }
+        Ok(())
     }
 
     /// The onset (creation time and normal velocity) of each live contact, in the order of

@@ -5,6 +5,7 @@ use crate::engines::l6geom::L6State;
 use crate::model::blocks::{
     AREA, CHUNK, FRAME, HOT, LENS, PHI, PHI_DOT, PITCH, POINT, QUAT, U, U_DOT,
 };
+use dem_api::{L6Geom, Mat3, Vec3};
 use nalgebra::{Matrix3, Vector3};
 
 /// Reads the tracked geometry of contact `k` of a hot block.
@@ -38,6 +39,27 @@ pub(crate) fn load(block: &[f64], k: usize) -> L6State {
     };
     l6.set_cached_quaternion([v(QUAT), v(QUAT + 1), v(QUAT + 2), v(QUAT + 3)]);
     l6
+}
+
+/// Reads the tracked geometry of contact `k` of a hot block straight into the record a
+/// law reads (as [`load`] then [`L6State::write_api`], without the state in between).
+#[inline(always)]
+pub(crate) fn load_api(block: &[f64], k: usize, g: &mut L6Geom) {
+    let block = &block[..HOT * PITCH];
+    assert!(k < CHUNK);
+    let v = |f: usize| block[f * PITCH + k];
+    let v3 = |f: usize| Vec3::new(v(f), v(f + 1), v(f + 2));
+    // Row r, column c of the frame is field FRAME + 3 r + c.
+    g.frame = Mat3 {
+        cols: [0, 1, 2].map(|c| Vec3::new(v(FRAME + c), v(FRAME + 3 + c), v(FRAME + 6 + c))),
+    };
+    g.point = v3(POINT);
+    g.u = v3(U);
+    g.phi = v3(PHI);
+    g.u_dot = v3(U_DOT);
+    g.phi_dot = v3(PHI_DOT);
+    g.lens = [v(LENS), v(LENS + 1)];
+    g.area = v(AREA);
 }
 
 /// Writes the tracked geometry of contact `k` of a hot block.
@@ -113,6 +135,27 @@ mod tests {
                 normal_velocity: -3.0
             }
         );
+    }
+
+    #[test]
+    fn the_law_record_read_from_a_block_is_the_state_written_as_a_law_reads_it() {
+        let l6 = L6State {
+            frame: Matrix3::new(0.0, 0.6, 0.8, 1.0, 0.0, 0.0, 0.0, 0.8, -0.6),
+            point: Vector3::new(1.0, 2.0, 3.0),
+            u: Vector3::new(-1e-6, 2e-7, 3e-7),
+            phi: Vector3::new(0.1, 0.2, 0.3),
+            u_dot: Vector3::new(4.0, 5.0, 6.0),
+            phi_dot: Vector3::new(7.0, 8.0, 9.0),
+            lens: [1e-3, f64::INFINITY],
+            area: 2.5e-7,
+            ..L6State::default()
+        };
+        let mut block = vec![0.0; HOT * PITCH];
+        store(&mut block, 5, &l6);
+        let (mut direct, mut via) = (L6Geom::default(), L6Geom::default());
+        load_api(&block, 5, &mut direct);
+        load(&block, 5).write_api(&mut via);
+        assert_eq!(direct, via);
     }
 
     #[test]
