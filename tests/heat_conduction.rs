@@ -359,3 +359,52 @@ fn an_unstable_explicit_step_stops_the_run_with_the_particle_named() {
         "{err}"
     );
 }
+
+#[test]
+fn particles_poured_in_and_taken_out_are_booked_in_the_heat_ledger() {
+    // Spheres poured from an inlet (at the field's initial 300 K) onto a plate held at
+    // 400 K; an outlet opening at 0.25 s takes those on the half x > 0.
+    let text = format!(
+        r#"Scene(
+    materials: {{
+        "steel": (density: {DENSITY}, young: 1e7, poisson: 0.3, friction: 0.4),
+        "plate": (density: {DENSITY}, young: 1e7, poisson: 0.3, friction: 0.4),
+    }},
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (kt_kn: 0.25, restitution: 0.3))],
+    fields: {{ "temperature": (capacity: {{"steel": {CAPACITY}}}, initial: 300,
+        set: [(material: "plate", value: 400)]) }},
+    exchanges: [(materials: ("steel", "*"), exchange: "Exchange_HeatConduction",
+        params: (conductivity: 2000))],
+    bodies: [Wall(point: (0, 0, 0), normal: (0, 0, 1), sense: 1, material: "plate")],
+    inlets: [Inlet(name: "pour", region: Cylinder(base: (0, 0, 0.004), axis: (0, 0, 1),
+                radius: 0.006, height: 0.01),
+              shape: Sphere, radius: Uniform(0.0009, 0.0011), material: "steel",
+              rate: Number(400), total: 40, velocity: (0, 0, -0.2), seed: 5)],
+    outlets: [Outlet(name: "half", region: Box(min: (0, -1, -1), max: (1, 1, 1)), start: 0.25)],
+    gravity: (0, 0, -9.81),
+    damping: 0.2,
+    timestep: Critical(0.3),
+    duration: Time(0.3),
+)"#
+    );
+    let mut sim = sim_from_text(&text, "pour.ron").unwrap();
+    let steps = sim.end_step;
+    sim.run_steps(steps).unwrap();
+    let b = sim.exchanges.balance(0, &sim.particles);
+    println!("{b:?}");
+    let inserted = sim.flow.inlets[0].state.count;
+    let removed = sim.flow.outlets[0].state;
+    println!(
+        "inserted {inserted}, removed {} ({:.4e} kg)",
+        removed.count, removed.mass
+    );
+    assert_eq!(inserted, 40);
+    assert!(removed.count > 0 && (removed.count as usize) < 40);
+    // Every inserted sphere came in at 300 K: the inflow is c 300 K times their mass.
+    let inserted_mass: f64 = sim.flow.inlets[0].state.mass;
+    assert!((b.ledger.inflow / (CAPACITY * 300.0 * inserted_mass) - 1.0).abs() < 1e-12);
+    // The plate heated them, those removed carried their heat out (more than at 300 K).
+    assert!(b.ledger.boundary > 0.0, "{b:?}");
+    assert!(b.ledger.outflow > CAPACITY * 300.0 * removed.mass, "{b:?}");
+    assert!(b.error.abs() < 1e-12 * b.stored, "{b:?}");
+}

@@ -51,6 +51,8 @@ pub fn print(
                 "stored": b.stored,
                 "initial": b.ledger.initial,
                 "from_fixed_bodies": b.ledger.boundary,
+                "inflow": b.ledger.inflow,
+                "outflow": b.ledger.outflow,
                 "balance_error": b.error,
                 "largest_step_ratio": b.ledger.stability,
             })).collect::<Vec<_>>(),
@@ -105,11 +107,15 @@ pub fn print(
                     "field",
                     format!(
                         "{}: stored {:.6e} {u} = {:.6e} at t = 0 + {:.6e} from walls and \
-                         meshes, balance error {:.3e} {u}; largest dt H / (m c) {:.3e}",
+                         meshes{}, balance error {:.3e} {u}; largest dt H / (m c) {:.3e}",
                         b.name,
                         b.stored,
                         b.ledger.initial,
                         b.ledger.boundary,
+                        match (b.ledger.inflow, b.ledger.outflow) {
+                            (0.0, 0.0) => String::new(),
+                            (i, o) => format!(" + {i:.6e} brought in - {o:.6e} carried out"),
+                        },
                         b.error,
                         b.ledger.stability
                     ),

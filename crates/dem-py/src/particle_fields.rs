@@ -28,7 +28,9 @@ impl PySimulation {
     /// The balance of particle field `name`: a dict of `stored` (the quantity the
     /// particles of finite mass hold now, `sum m c value`: J for a temperature),
     /// `initial` (the same at t = 0), `from_fixed_bodies` (what walls and meshes gave
-    /// since), `balance_error` (`stored - initial - from_fixed_bodies`, round-off) and
+    /// since), `inflow` and `outflow` (what inserted particles brought and removed ones
+    /// carried out), `balance_error` (`stored - initial - from_fixed_bodies - inflow +
+    /// outflow`, round-off) and
     /// `largest_step_ratio` (the largest `dt * conductance / (m c)` so far; the explicit
     /// step is stable below 1).
     fn field_balance<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
@@ -39,6 +41,8 @@ impl PySimulation {
         d.set_item("stored", b.stored)?;
         d.set_item("initial", b.ledger.initial)?;
         d.set_item("from_fixed_bodies", b.ledger.boundary)?;
+        d.set_item("inflow", b.ledger.inflow)?;
+        d.set_item("outflow", b.ledger.outflow)?;
         d.set_item("balance_error", b.error)?;
         d.set_item("largest_step_ratio", b.ledger.stability)?;
         Ok(d)

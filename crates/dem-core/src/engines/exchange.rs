@@ -10,9 +10,11 @@
 //! number of threads nor on a resume), with the two bodies' values at t. The flows are summed onto
 //! the particles, and each particle of finite mass moves explicitly, `v += dt Q / (m c)`;
 //! a body of infinite mass (a wall, a mesh) keeps its value, and the quantity it gives
-//! or takes is booked in the field's ledger ([`FieldLedger`]), so that the quantity
-//! stored in the particles minus what the fixed bodies gave stays what it was at t = 0
-//! (to round-off: each flow leaves one body as it enters the other).
+//! or takes is booked in the field's ledger ([`FieldLedger`]), as is what inserted
+//! particles bring (at the field's initial value) and removed ones carry out, so that the
+//! quantity stored in the particles stays what it was at t = 0 plus what the fixed bodies
+//! gave and the population change brought (to round-off: each flow leaves one body as it
+//! enters the other).
 //!
 //! The explicit step is stable while every particle's `m c` exceeds `dt` times the sum
 //! of its contacts' conductances (Gershgorin's bound on the step's amplification): this
@@ -64,6 +66,11 @@ pub struct FieldLedger {
     /// The quantity the bodies of infinite mass gave the particles since t = 0 (negative
     /// when they took it).
     pub boundary: f64,
+    /// The quantity the particles inserted since t = 0 brought (inlets).
+    pub inflow: f64,
+    /// The quantity the particles removed since t = 0 carried out (outlets, removals
+    /// from outside).
+    pub outflow: f64,
     /// The largest `dt * sum of conductances / (m c)` of any particle at any step so far:
     /// the explicit step is stable below 1.
     pub stability: f64,
@@ -80,7 +87,7 @@ pub struct FieldBalance {
     pub stored: f64,
     /// The field's ledger.
     pub ledger: FieldLedger,
-    /// `stored - initial - boundary`: zero but for round-off.
+    /// `stored - initial - boundary - inflow + outflow`: zero but for round-off.
     pub error: f64,
 }
 
@@ -117,11 +124,7 @@ impl Exchanges {
 
     /// The quantity of field `f` stored in the particles of finite mass: `sum m c v`.
     pub fn stored(&self, f: usize, p: &Particles) -> f64 {
-        let capacity = &self.fields[f].capacity;
-        (0..p.len())
-            .filter(|&i| p.mass[i].is_finite())
-            .map(|i| p.mass[i] * capacity[p.material[i] as usize] * p.fields[f][i])
-            .sum()
+        (0..p.len()).map(|i| self.held(f, p, i)).sum()
     }
 
     /// Field `f`'s balance now: what is stored against what was stored at t = 0 plus what
@@ -134,7 +137,35 @@ impl Exchanges {
             quantity_unit: format!("{} s", self.fields[f].flow_unit),
             stored,
             ledger,
-            error: stored - ledger.initial - ledger.boundary,
+            error: stored - ledger.initial - ledger.boundary - ledger.inflow + ledger.outflow,
+        }
+    }
+
+    /// The quantity of field `f` that particle `i` holds (zero for a body of infinite
+    /// mass).
+    fn held(&self, f: usize, p: &Particles, i: usize) -> f64 {
+        match p.mass[i].is_finite() {
+            true => p.mass[i] * self.fields[f].capacity[p.material[i] as usize] * p.fields[f][i],
+            false => 0.0,
+        }
+    }
+
+    /// Books what the particles `added` (just inserted) bring into each field's ledger.
+    pub fn book_inserted(&mut self, p: &Particles, added: &[usize]) {
+        for f in 0..self.fields.len() {
+            self.ledger[f].inflow += added.iter().map(|&i| self.held(f, p, i)).sum::<f64>();
+        }
+    }
+
+    /// Books what the particles marked `dead` (about to be removed) carry out of each
+    /// field's ledger.
+    pub fn book_removed(&mut self, p: &Particles, dead: &[bool]) {
+        for f in 0..self.fields.len() {
+            let out: f64 = (0..p.len())
+                .filter(|&i| dead[i])
+                .map(|i| self.held(f, p, i))
+                .sum();
+            self.ledger[f].outflow += out;
         }
     }
 

@@ -163,7 +163,11 @@ impl Simulation {
                 true => (Vec::new(), 0..0),
                 false => {
                     let added = self.insert_from_inlets()?;
-                    (added.particles.collect(), added.clumps)
+                    let fresh: Vec<usize> = added.particles.collect();
+                    if !self.exchanges.is_empty() {
+                        self.exchanges.book_inserted(&self.particles, &fresh);
+                    }
+                    (fresh, added.clumps)
                 }
             };
         // The ledger's total before a step in which contacts compute their constants

@@ -221,7 +221,8 @@ class Simulation:
     def field(self, name: str) -> npt.NDArray[np.float64]:
         """Values of particle field ``name`` in its unit (a temperature in K): (n,)."""
     def field_balance(self, name: str) -> Dict[str, float]:
-        """``stored``, ``initial``, ``from_fixed_bodies``, ``balance_error`` and
+        """``stored``, ``initial``, ``from_fixed_bodies``, ``inflow``, ``outflow``,
+        ``balance_error`` and
         ``largest_step_ratio`` of particle field ``name`` (see the heat ledger in
         docs/scenes.md, *Particle fields*)."""
     @property

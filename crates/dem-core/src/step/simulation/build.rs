@@ -43,14 +43,15 @@ impl Simulation {
         if !exchanges.is_empty() {
             let unsupported = [
                 (scene.cell.is_some(), "cell"),
-                (!boundaries.clumps.is_empty(), "clumps"),
-                (flow.any(), "inlets or outlets"),
+                (
+                    !boundaries.clumps.is_empty() || flow.inserts_clumps(),
+                    "clumps",
+                ),
             ];
             if let Some((_, what)) = unsupported.iter().find(|(bad, _)| *bad) {
-                return Err(scene.error(format!(
-                    "fields: not supported in a scene with {what} yet (only a fixed \
-                     population of free bodies, walls and meshes)"
-                )));
+                return Err(
+                    scene.error(format!("fields: not supported in a scene with {what} yet"))
+                );
             }
         }
         crate::setup::meeting::check_rigid(&scene, &names, &particles, &flow)?;

@@ -402,9 +402,6 @@ impl Simulation {
         if self.ranks.is_some() {
             return Err("particles cannot be removed from outside on several ranks".into());
         }
-        if !self.exchanges.is_empty() {
-            return Err("particles cannot be removed in a scene with particle fields yet".into());
-        }
         let moving: std::collections::BTreeSet<usize> = self
             .motions
             .iter()
@@ -473,6 +470,9 @@ impl Simulation {
     /// marked in `dead_clumps`), the clumps, and their contacts, whose elastic energy is
     /// carried out.
     fn remove(&mut self, dead: &[bool], dead_clumps: &[bool]) -> Result<(), DemError> {
+        if !self.exchanges.is_empty() {
+            self.exchanges.book_removed(&self.particles, dead);
+        }
         // In a periodic cell the contacts also name image rows of the particles.
         let elastic = match &self.periodic {
             Some(per) => self.contacts.remove_bodies(&per.dead_rows(dead)),
