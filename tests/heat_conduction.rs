@@ -362,8 +362,9 @@ fn an_unstable_explicit_step_stops_the_run_with_the_particle_named() {
 
 #[test]
 fn particles_poured_in_and_taken_out_are_booked_in_the_heat_ledger() {
-    // Spheres poured from an inlet (at the field's initial 300 K) onto a plate held at
-    // 400 K; an outlet opening at 0.25 s takes those on the half x > 0.
+    // Spheres poured from an inlet at 320 K (its own value; the field's initial is 300 K)
+    // onto a plate held at 400 K; an outlet opening at 0.25 s takes those on the half
+    // x > 0.
     let text = format!(
         r#"Scene(
     materials: {{
@@ -379,7 +380,8 @@ fn particles_poured_in_and_taken_out_are_booked_in_the_heat_ledger() {
     inlets: [Inlet(name: "pour", region: Cylinder(base: (0, 0, 0.004), axis: (0, 0, 1),
                 radius: 0.006, height: 0.01),
               shape: Sphere, radius: Uniform(0.0009, 0.0011), material: "steel",
-              rate: Number(400), total: 40, velocity: (0, 0, -0.2), seed: 5)],
+              rate: Number(400), total: 40, velocity: (0, 0, -0.2), seed: 5,
+              fields: {{"temperature": 320}})],
     outlets: [Outlet(name: "half", region: Box(min: (0, -1, -1), max: (1, 1, 1)), start: 0.25)],
     gravity: (0, 0, -9.81),
     damping: 0.2,
@@ -400,11 +402,11 @@ fn particles_poured_in_and_taken_out_are_booked_in_the_heat_ledger() {
     );
     assert_eq!(inserted, 40);
     assert!(removed.count > 0 && (removed.count as usize) < 40);
-    // Every inserted sphere came in at 300 K: the inflow is c 300 K times their mass.
+    // Every inserted sphere came in at 320 K: the inflow is c 320 K times their mass.
     let inserted_mass: f64 = sim.flow.inlets[0].state.mass;
-    assert!((b.ledger.inflow / (CAPACITY * 300.0 * inserted_mass) - 1.0).abs() < 1e-12);
+    assert!((b.ledger.inflow / (CAPACITY * 320.0 * inserted_mass) - 1.0).abs() < 1e-12);
     // The plate heated them, those removed carried their heat out (more than at 300 K).
     assert!(b.ledger.boundary > 0.0, "{b:?}");
-    assert!(b.ledger.outflow > CAPACITY * 300.0 * removed.mass, "{b:?}");
+    assert!(b.ledger.outflow > CAPACITY * 320.0 * removed.mass, "{b:?}");
     assert!(b.error.abs() < 1e-12 * b.stored, "{b:?}");
 }

@@ -87,6 +87,10 @@ pub struct InletSpec {
     /// Random positions tried per particle before the event gives up (default 50).
     #[serde(default = "fifty")]
     pub attempts: u32,
+    /// The values of the scene's particle fields the inserted particles take, by field
+    /// name (default: each field's `initial`).
+    #[serde(default)]
+    pub fields: std::collections::BTreeMap<String, f64>,
 }
 
 /// What an inlet remembers between events (saved in checkpoints).

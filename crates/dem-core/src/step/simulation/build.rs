@@ -54,6 +54,16 @@ impl Simulation {
                 );
             }
         }
+        for (k, inlet) in scene.inlets.iter().enumerate() {
+            for (name, v) in &inlet.fields {
+                if exchanges.field(name).is_none() || !v.is_finite() {
+                    return Err(scene.error(format!(
+                        "inlets[{k}].fields.{name}: {v} is not a finite value of a field of \
+                         the scene's `fields`"
+                    )));
+                }
+            }
+        }
         crate::setup::meeting::check_rigid(&scene, &names, &particles, &flow)?;
         let (kinds, mats) = crate::setup::meeting::pairs(&particles, &flow);
         let geometric_epsilon = crate::scene::geometric_epsilon::resolve(

@@ -170,6 +170,13 @@ impl Simulation {
                     }
                     _ => push_particle(&mut self.particles, s),
                 }
+                // The inlet's own field values (checked when the run was built).
+                let last = self.particles.len() - 1;
+                for (name, &v) in &inlet.spec.fields {
+                    if let Some(f) = self.exchanges.field(name) {
+                        self.particles.fields[f][last] = v;
+                    }
+                }
             }
         }
         let added = self.particles.len() - n;
