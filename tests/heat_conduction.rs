@@ -410,3 +410,59 @@ fn particles_poured_in_and_taken_out_are_booked_in_the_heat_ledger() {
     assert!(b.ledger.outflow > CAPACITY * 320.0 * removed.mass, "{b:?}");
     assert!(b.error.abs() < 1e-12 * b.stored, "{b:?}");
 }
+
+#[test]
+fn a_ring_of_spheres_across_a_periodic_boundary_conducts_through_its_image_contact() {
+    // Six blocked spheres in a row along x in a cell periodic in x: the last touches the
+    // first through the boundary. Sphere 0 hot: its two neighbours, 1 and 5 (across the
+    // boundary), warm alike, and the ring keeps its heat.
+    let (n, d) = (6usize, 4e-8);
+    let pitch = 2.0 * RADIUS - d;
+    let mut bodies = String::new();
+    for k in 0..n {
+        let x = (k as f64 + 0.5) * pitch;
+        bodies.push_str(&format!(
+            "Sphere(center: ({x}, 0.005, 0.005), radius: {RADIUS}, material: \"steel\", blocked: \"xyzXYZ\"),\n"
+        ));
+    }
+    let h = conductance(RADIUS / 2.0, d);
+    let dt = 0.2 * mass() * CAPACITY / (2.0 * h);
+    let steps = 15u64;
+    let text = format!(
+        r#"Scene(
+    materials: {{ "steel": (density: {DENSITY}, young: 2e8, poisson: 0.3, friction: 0.3) }},
+    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (kt_kn: 0.25, restitution: 0.5))],
+    fields: {{ "temperature": (capacity: {{"steel": {CAPACITY}}}, initial: 300,
+        set: [(region: Box(min: (0, 0, 0), max: ({pitch}, 1, 1)), value: 400)]) }},
+    exchanges: [(materials: ("steel", "steel"), exchange: "Exchange_HeatConduction",
+        params: (conductivity: {CONDUCTIVITY}))],
+    bodies: [{bodies}],
+    cell: (edges: (({len}, 0, 0), (0, 0.01, 0), (0, 0, 0.01)), periodic: "x"),
+    timestep: Fixed({dt}),
+    duration: Steps({steps}),
+)"#,
+        len = n as f64 * pitch
+    );
+    let mut sim = sim_from_text(&text, "ring.ron").unwrap();
+    sim.run_steps(steps).unwrap();
+    let t = temperatures(&sim);
+    println!("ring: {t:?}");
+    assert!(
+        t[0] > t[1] && t[1] > t[2] && t[2] > t[3] + 0.1,
+        "still spreading: {t:?}"
+    );
+    assert!(
+        t[5] > 300.1,
+        "the neighbour across the boundary warms: {t:?}"
+    );
+    assert!(
+        (t[1] - t[5]).abs() < 1e-9 * t[1],
+        "symmetric across the boundary: {t:?}"
+    );
+    assert!((t[2] - t[4]).abs() < 1e-9 * t[2], "{t:?}");
+    let total: f64 = t.iter().sum();
+    assert!(
+        (total - (400.0 + 300.0 * (n - 1) as f64)).abs() < 1e-9,
+        "kept: {total}"
+    );
+}

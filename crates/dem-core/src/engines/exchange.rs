@@ -180,7 +180,10 @@ impl Exchanges {
     }
 
     /// One step of every field: the flows of the live contacts at t, then each particle's
-    /// value at t + dt. `ids` gives a particle's scene id (for errors).
+    /// value at t + dt. `owner` gives the particle a contact's body is (itself, or the
+    /// particle an image row of a periodic cell images), `ids` a particle's scene id (for
+    /// errors).
+    #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         p: &mut Particles,
@@ -188,6 +191,7 @@ impl Exchanges {
         materials: &[Material],
         dt: f64,
         step: u64,
+        owner: impl Fn(usize) -> usize,
         ids: impl Fn(usize) -> usize,
     ) -> Result<(), DemError> {
         let n = p.len();
@@ -203,6 +207,7 @@ impl Exchanges {
         let (table, entries, nm) = (&self.table, &self.entries, self.materials);
         contacts.try_each_live_for_law(|c, geom, onset| {
             let (i, j) = c.bodies();
+            let (i, j) = (owner(i), owner(j));
             let (mi, mj) = (p.material[i], p.material[j]);
             let chosen = &table[mi as usize * nm + mj as usize];
             if chosen.is_empty() {

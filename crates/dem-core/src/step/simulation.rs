@@ -319,13 +319,14 @@ impl Simulation {
             self.book_contacts(&totals);
         }
         if !self.exchanges.is_empty() {
-            let order = &self.order;
+            let (order, per) = (&self.order, self.periodic.as_ref());
             self.exchanges.step(
                 &mut self.particles,
                 &self.contacts,
                 &self.materials,
                 self.integrator.dt,
                 self.step,
+                |i| per.map_or(i, |per| per.owner(i as u32) as usize),
                 |i| order.id(i),
             )?;
         }

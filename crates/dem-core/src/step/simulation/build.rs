@@ -41,13 +41,10 @@ impl Simulation {
         particles.shrink_to_fit();
         let flow = super::population::build_flow(&scene, &index, &materials, plugins)?;
         if !exchanges.is_empty() {
-            let unsupported = [
-                (scene.cell.is_some(), "cell"),
-                (
-                    !boundaries.clumps.is_empty() || flow.inserts_clumps(),
-                    "clumps",
-                ),
-            ];
+            let unsupported = [(
+                !boundaries.clumps.is_empty() || flow.inserts_clumps(),
+                "clumps",
+            )];
             if let Some((_, what)) = unsupported.iter().find(|(bad, _)| *bad) {
                 return Err(
                     scene.error(format!("fields: not supported in a scene with {what} yet"))
