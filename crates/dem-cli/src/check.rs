@@ -153,10 +153,13 @@ pub fn report(sim: &Simulation, scene_path: &Path, plugins: &PluginSet) {
             .filter(|(c, _)| !c.is_nan())
             .map(|(c, m)| format!("{m} {c:e}"))
             .collect();
+        let range = match lo <= hi {
+            true => format!("values {lo} to {hi} {}", def.unit),
+            false => "no bodies yet".to_string(),
+        };
         println!(
-            "  field {} [{}]: values {lo} to {hi} {}, capacity [{}] {}; stored {:.6e} {} s",
+            "  field {} [{}]: {range}, capacity [{}] {}; stored {:.6e} {} s",
             def.name,
-            def.unit,
             def.unit,
             def.capacity_unit,
             capacities.join(", "),
@@ -166,8 +169,8 @@ pub fn report(sim: &Simulation, scene_path: &Path, plugins: &PluginSet) {
     }
     for e in &ex.entries {
         println!(
-            "  exchange {} ({}) of the field {}",
-            e.name, e.plugin, ex.fields[e.field].name
+            "  exchange {} ({}) of the field {} between {} and {}",
+            e.name, e.plugin, ex.fields[e.field].name, e.materials.0, e.materials.1
         );
     }
 }

@@ -54,6 +54,8 @@ pub struct ExchangeEntry {
     pub plugin: String,
     /// Index of its field in [`Exchanges::fields`].
     pub field: usize,
+    /// The two material names of its scene entry (`"*"` for any).
+    pub materials: (String, String),
     /// The plugin's object.
     pub functor: ExchangeBox,
 }

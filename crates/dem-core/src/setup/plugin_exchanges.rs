@@ -222,6 +222,7 @@ pub fn build(
             name: choice.exchange.clone(),
             plugin,
             field: f,
+            materials: choice.materials.clone(),
             functor,
         });
         for &ma in &a {
