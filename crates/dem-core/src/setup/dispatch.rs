@@ -17,6 +17,15 @@ fn params_text(p: &Option<Box<ron::value::RawValue>>) -> &str {
     p.as_ref().map_or("", |r| r.get_ron())
 }
 
+/// The indices of the materials a scene's pair entry names by `name`: all for `"*"`,
+/// `None` for an unknown name.
+pub(crate) fn material_ids(materials: &BTreeMap<String, u32>, name: &str) -> Option<Vec<u32>> {
+    match name {
+        "*" => Some(materials.values().copied().collect()),
+        _ => materials.get(name).map(|&m| vec![m]),
+    }
+}
+
 /// Adds the scene file position of a params block to a plugin's error message.
 fn locate_params(scene: &Scene, p: &Option<Box<ron::value::RawValue>>, e: DemError) -> DemError {
     match (p, e) {
@@ -186,14 +195,10 @@ impl Dispatch {
         let mut laws = Vec::new();
         let mut law_table = BTreeMap::new();
         for (k, choice) in scene.laws.iter().enumerate() {
-            let ids = |name: &str| -> Result<Vec<u32>, DemError> {
-                if name == "*" {
-                    Ok(materials.values().copied().collect())
-                } else {
-                    materials.get(name).map(|&m| vec![m]).ok_or_else(|| {
-                        scene.error(format!("laws[{k}].materials: unknown material `{name}`"))
-                    })
-                }
+            let ids = |name: &str| {
+                material_ids(materials, name).ok_or_else(|| {
+                    scene.error(format!("laws[{k}].materials: unknown material `{name}`"))
+                })
             };
             let (a, b) = (ids(&choice.materials.0)?, ids(&choice.materials.1)?);
             // An unknown law is reported at its name, not at its parameters.

@@ -205,16 +205,12 @@ pub fn build(
     for (k, field, plugin, functor) in made {
         let choice = &scene.exchanges[k];
         let f = out.field(&field).expect("declared");
-        let ids = |name: &str| -> Result<Vec<u32>, DemError> {
-            if name == "*" {
-                Ok(materials.values().copied().collect())
-            } else {
-                materials.get(name).map(|&m| vec![m]).ok_or_else(|| {
-                    scene.error(format!(
-                        "exchanges[{k}].materials: unknown material `{name}`"
-                    ))
-                })
-            }
+        let ids = |name: &str| {
+            crate::setup::dispatch::material_ids(materials, name).ok_or_else(|| {
+                scene.error(format!(
+                    "exchanges[{k}].materials: unknown material `{name}`"
+                ))
+            })
         };
         let (a, b) = (ids(&choice.materials.0)?, ids(&choice.materials.1)?);
         let e = out.entries.len();
