@@ -466,3 +466,31 @@ fn a_ring_of_spheres_across_a_periodic_boundary_conducts_through_its_image_conta
         "kept: {total}"
     );
 }
+
+#[test]
+fn a_failing_exchange_stops_the_run_with_the_exchange_and_contact_named() {
+    let bodies = format!(
+        r#"Sphere(center: (-0.00099, 0, 0), radius: {RADIUS}, material: "steel", blocked: "xyzXYZ"),
+           Sphere(center: (0.00099, 0, 0), radius: {RADIUS}, material: "steel", blocked: "xyzXYZ")"#
+    );
+    let fields = r#"(capacity: {"steel": 1}, initial: 0)"#;
+    for fault in ["nan", "panic"] {
+        let ex = format!(
+            r#"(materials: ("steel", "steel"), exchange: "Exchange_Test_Faulty", params: (fault: "{fault}"))"#
+        );
+        let text = fixed_scene(&bodies, fields, &ex, 1e-6, 10)
+            .replace("\"temperature\"", "\"faulty_value\"");
+        let mut sim = sim_from_text(&text, "faulty.ron").unwrap();
+        let err = sim.run_steps(10).err().unwrap().to_string();
+        assert!(
+            err.contains("Exchange_Test_Faulty (plugin test-faulty) failed on contact 0-1")
+                && err.contains("flow NaN"),
+            "{fault}: {err}"
+        );
+    }
+    let ex = r#"(materials: ("steel", "steel"), exchange: "Exchange_Test_BadlyNamed")"#;
+    let text =
+        fixed_scene(&bodies, fields, ex, 1e-6, 10).replace("\"temperature\"", "\"bad name\"");
+    let err = sim_from_text(&text, "badly.ron").err().unwrap().to_string();
+    assert!(err.contains("declares a field named `bad name`"), "{err}");
+}

@@ -1,8 +1,9 @@
-//! A deliberately faulty contact law, used by the test suite to check that the solver
-//! reports plugin failures clearly. Not for scenes.
+//! A deliberately faulty contact law and field exchanges, used by the test suite to check
+//! that the solver reports plugin failures clearly. Not for scenes.
 
-use dem_api::sdk::{Law, Param};
-use dem_api::{LawInput, LawOutput, LawPair, Vec3};
+use dem_api::sdk::Law;
+use dem_api::sdk::{Exchange, Field, Param};
+use dem_api::{ExchangeInput, ExchangeOutput, LawInput, LawOutput, LawPair, Vec3};
 use serde::{Deserialize, Serialize};
 
 /// How to misbehave.
@@ -57,4 +58,66 @@ impl Law for Faulty {
     }
 }
 
-dem_api::export_plugin! { geometry: [], laws: [Faulty] }
+/// An exchange of the field `faulty_value` that panics (`fault: "panic"`) or returns a
+/// NaN flow (`fault: "nan"`) on the first contact, else exchanges nothing.
+pub struct FaultyExchange(Params);
+
+impl Exchange for FaultyExchange {
+    type Params = Params;
+    const NAME: &'static str = "Exchange_Test_Faulty";
+    const FIELD: Field = Field {
+        name: "faulty_value",
+        unit: "-",
+        capacity_unit: "-",
+        flow_unit: "1/s",
+    };
+    const DESCRIPTION: &'static str = "Test fixture: panics or returns NaN on demand.";
+    const PARAMS: &'static [Param] = &[Param {
+        name: "fault",
+        unit: "-",
+        doc: "\"panic\" or \"nan\"",
+    }];
+
+    fn new(p: Params) -> Result<Self, String> {
+        Ok(FaultyExchange(p))
+    }
+
+    fn exchange(&self, _: &ExchangeInput) -> ExchangeOutput {
+        match self.0.fault.as_str() {
+            "panic" => panic!("deliberate failure for the test suite"),
+            "nan" => ExchangeOutput {
+                flow: f64::NAN,
+                conductance: 0.0,
+            },
+            _ => ExchangeOutput::default(),
+        }
+    }
+}
+
+/// An exchange whose field name is not a word (`bad name`): refused by the solver.
+pub struct BadlyNamed;
+
+impl Exchange for BadlyNamed {
+    type Params = Params;
+    const NAME: &'static str = "Exchange_Test_BadlyNamed";
+    const FIELD: Field = Field {
+        name: "bad name",
+        unit: "-",
+        capacity_unit: "-",
+        flow_unit: "1/s",
+    };
+    const DESCRIPTION: &'static str = "Test fixture: a field whose name is not a word.";
+    const PARAMS: &'static [Param] = &[];
+
+    fn new(_: Params) -> Result<Self, String> {
+        Ok(BadlyNamed)
+    }
+
+    fn exchange(&self, _: &ExchangeInput) -> ExchangeOutput {
+        ExchangeOutput::default()
+    }
+}
+
+dem_api::export_plugin! {
+    geometry: [], laws: [Faulty], exchanges: [FaultyExchange, BadlyNamed]
+}

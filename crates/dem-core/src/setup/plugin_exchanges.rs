@@ -76,6 +76,14 @@ pub fn build(
         let at = |msg: String| scene.error(format!("exchanges[{k}]: {msg}"));
         let (_, info) = plugins.exchange(&choice.exchange).map_err(at)?;
         let field = info.field.clone();
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        if field.name.is_empty() || !field.name.chars().all(word) {
+            return Err(at(format!(
+                "{} declares a field named `{}`: a field's name is a word of letters, digits \
+                 and underscores (it names a column of particles.csv)",
+                choice.exchange, field.name
+            )));
+        }
         if !scene.fields.contains_key(field.name.as_str()) {
             return Err(at(format!(
                 "{} exchanges the field `{}`, which `fields` does not define (its value is in \
@@ -108,12 +116,9 @@ pub fn build(
                 }
             })?;
         made.push((k, field.name.to_string(), plugin, functor));
-        let name = scene
-            .fields
-            .keys()
-            .find(|n| n.as_str() == field.name.as_str())
-            .expect("checked above");
-        declared.insert(name.as_str(), field);
+        if let Some((name, _)) = scene.fields.get_key_value(field.name.as_str()) {
+            declared.insert(name.as_str(), field);
+        }
     }
     let n_materials = materials.len();
     for (name, spec) in &scene.fields {
