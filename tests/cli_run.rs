@@ -117,7 +117,7 @@ fn a_run_writes_every_output() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "step,time,kinetic,rotational,potential,elastic,friction,damping,nonviscous,boundary_work,inflow,outflow,total"
+        "step,time,kinetic,rotational,potential,elastic,friction,damping,nonviscous,broken,boundary_work,inflow,outflow,total"
     );
     let steps: Vec<&str> = lines.map(|l| l.split(',').next().unwrap()).collect();
     assert_eq!(steps, ["0", "100", "200", "299"]);

@@ -20,7 +20,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Every plugin package of the workspace.
-pub const PLUGINS: [&str; 14] = [
+pub const PLUGINS: [&str; 15] = [
     "cg2-facet-sphere",
     "cg2-polyhedron",
     "cg2-sphere-sphere",
@@ -35,6 +35,7 @@ pub const PLUGINS: [&str; 14] = [
     "test-faulty",
     "shape-superquadric",
     "heat-conduction",
+    "law-bond",
 ];
 
 /// The workspace root.

@@ -14,6 +14,7 @@
 //!   batch checked once, as plain slices;
 //! - [`lane`]: the number types code written once for one and for four contacts uses;
 //! - [`exchange`]: particle fields and their exchange through contacts (a temperature);
+//! - [`bond`]: bonds, pair interactions that outlive contact (cemented grains);
 //! - [`functor`]: the batched ABI traits; [`reads`]: what a functor declares it reads;
 //!   [`root`]: the root module; [`log`]: log bridge;
 //! - [`sdk`]: what a plugin author uses: per-contact traits and [`export_plugin!`];
@@ -31,6 +32,7 @@
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod bond;
 pub mod c_abi;
 pub mod exchange;
 pub mod facet;
@@ -51,6 +53,10 @@ pub mod shape;
 pub use batch::{
     BodyColumns, Columns3, Columns3Mut, GeomBatch, L6Columns, LawBatch, LawOutColumns,
     StateColumns, FLAG_LAST, FLAG_NEW, FLAG_REFRESH,
+};
+pub use bond::{
+    BondBox, BondInfo, BondInput, BondLaw, BondListFn, BondOutput, BondStiffness, NewBondFn,
+    BOND_LIST_SYMBOL, NEW_BOND_SYMBOL,
 };
 pub use exchange::{
     ExchangeBox, ExchangeInfo, ExchangeInput, ExchangeLaw, ExchangeListFn, ExchangeOutput,

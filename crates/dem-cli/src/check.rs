@@ -173,4 +173,21 @@ pub fn report(sim: &Simulation, scene_path: &Path, plugins: &PluginSet) {
             e.name, e.plugin, ex.fields[e.field].name, e.materials.0, e.materials.1
         );
     }
+    let bonds = &sim.bonds;
+    for (k, l) in bonds.laws.iter().enumerate() {
+        let made = bonds
+            .set
+            .list
+            .iter()
+            .filter(|b| b.law as usize == k)
+            .count();
+        println!(
+            "  bond law {} ({}) between {} and {}: {made} bonds at t = 0, {} state slots",
+            l.name,
+            l.plugin,
+            l.materials.0,
+            l.materials.1,
+            l.slots.len()
+        );
+    }
 }

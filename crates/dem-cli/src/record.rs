@@ -3,7 +3,7 @@
 //! uninterrupted one: the energy rows, the mesh loads, the output frames and the run statistics,
 //! the tracked particles' rows, and the run's id.
 
-use dem_core::files::output::{EnergyRow, FlowRow, MeshRow, StressRow};
+use dem_core::files::output::{BondRow, EnergyRow, FlowRow, MeshRow, StressRow};
 use dem_core::files::tracked::{TrackedContactRow, TrackedRow};
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +20,8 @@ pub struct RunRecord {
     pub stress: Vec<StressRow>,
     /// Rows of `flow.csv` (inlets and outlets).
     pub flow: Vec<FlowRow>,
+    /// Rows of `bonds.csv` (bonds intact and broken).
+    pub bonds: Vec<BondRow>,
     /// Output frames (step, time) of the VTK streams.
     pub frames: Vec<(u64, f64)>,
     /// Live contacts after each step: smallest, largest, sum, number of steps.

@@ -6,9 +6,9 @@
 use crate::progress::{emit, Mode, Progress};
 use crate::record::{RunRecord, Session};
 use dem_core::files::output::{
-    energy_csv, flow_csv, flow_rows, has_plugin_shapes, has_polyhedra, mesh_rows, meshes_csv,
-    stress_csv, stress_row, write_atomic, write_durable, write_particles, write_vtk, FIELDS_STREAM,
-    POLYHEDRA_STREAM, SHAPES_STREAM, STREAMS,
+    bond_row, bonds_csv, energy_csv, flow_csv, flow_rows, has_plugin_shapes, has_polyhedra,
+    mesh_rows, meshes_csv, stress_csv, stress_row, write_atomic, write_durable, write_particles,
+    write_vtk, BONDS_STREAM, FIELDS_STREAM, POLYHEDRA_STREAM, SHAPES_STREAM, STREAMS,
 };
 use dem_core::files::py_record::PyRecord;
 use dem_core::{Checkpoint, DemError, PluginSet, Simulation};
@@ -255,6 +255,9 @@ pub fn drive(
     if has_plugin_shapes(&sim) {
         streams.push(SHAPES_STREAM);
     }
+    if !sim.bonds.is_empty() {
+        streams.push(BONDS_STREAM);
+    }
     let fields = sim.scene.output.fields.is_some();
     let files = files_written(
         dir,
@@ -298,6 +301,11 @@ fn write_rows(
         record.flow.extend(flow_rows(sim.step - 1, t, sim));
         let path = dir.join("flow.csv");
         write_atomic(&path, flow_csv(&record.flow).as_bytes()).map_err(io(&path))?;
+    }
+    if !sim.bonds.is_empty() {
+        record.bonds.push(bond_row(sim.step - 1, t, sim));
+        let path = dir.join("bonds.csv");
+        write_atomic(&path, bonds_csv(&record.bonds).as_bytes()).map_err(io(&path))?;
     }
     if !sim.meshes.is_empty() {
         record.meshes.extend(mesh_rows(sim.step - 1, t, sim));
@@ -383,6 +391,9 @@ fn files_written(
     }
     if !record.flow.is_empty() {
         files.push("flow.csv".to_string());
+    }
+    if !record.bonds.is_empty() {
+        files.push("bonds.csv".to_string());
     }
     if !record.tracked.0.is_empty() || !record.tracked.1.is_empty() {
         files.push("tracked.csv and tracked_contacts.csv".to_string());

@@ -56,6 +56,13 @@ pub fn print(
                 "balance_error": b.error,
                 "largest_step_ratio": b.ledger.stability,
             })).collect::<Vec<_>>(),
+            "bonds": (!sim.bonds.is_empty()).then(|| json!({
+                "made": sim.bonds.set.made,
+                "intact": sim.bonds.set.list.len(),
+                "broken": sim.bonds.set.broken,
+                "removed": sim.bonds.set.removed,
+                "released_energy": l.broken,
+            })),
             "ranks": sim.ranks().map_or(1, |r| r.size()),
             "exchange_time": sim.timing.exchange,
             "output_dir": dir.display().to_string(),
@@ -96,11 +103,26 @@ pub fn print(
                         l.kinetic + l.rotational,
                         l.potential,
                         l.elastic,
-                        l.friction + l.damping + l.nonviscous
+                        l.friction + l.damping + l.nonviscous + l.broken
                     ),
                 ),
                 ("checkpoints written", s.checkpoints.to_string()),
             ];
+            if !sim.bonds.is_empty() {
+                let set = &sim.bonds.set;
+                rows.push((
+                    "bonds",
+                    format!(
+                        "{} intact of {} made: {} broken ({:.3e} J released), {} removed \
+                         with their spheres",
+                        set.list.len(),
+                        set.made,
+                        set.broken,
+                        l.broken,
+                        set.removed
+                    ),
+                ));
+            }
             for b in &fields {
                 let u = &b.quantity_unit;
                 rows.push((

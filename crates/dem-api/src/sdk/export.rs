@@ -6,8 +6,9 @@
 /// with laws written over lanes, `export_plugin! { geometry: [], laws: [], lane_laws: [D]
 /// }` (see [`LaneLaw`](crate::sdk::LaneLaw)), and with shapes (see
 /// [`Shape`](crate::sdk::Shape)) `shapes: [E]` after them, and with exchanges (see
-/// [`Exchange`](crate::sdk::Exchange)) `exchanges: [F]` last (or right after `laws:`).
-/// Any list may be empty. The plugin crate must list `abi_stable`
+/// [`Exchange`](crate::sdk::Exchange)) `exchanges: [F]` after those (or right after
+/// `laws:`), and with bond laws (see [`Bond`](crate::sdk::Bond)) `bonds: [G]` last (or
+/// right after `laws:`). Any list may be empty. The plugin crate must list `abi_stable`
 /// among its dependencies (abi_stable's export attribute refers to it by absolute path).
 #[macro_export]
 macro_rules! export_plugin {
@@ -47,6 +48,16 @@ macro_rules! export_plugin {
     (
         geometry: [$($g:ty),* $(,)?],
         laws: [$($l:ty),* $(,)?],
+        bonds: [$($b:ty),* $(,)?] $(,)?
+    ) => {
+        $crate::export_plugin! {
+            geometry: [$($g),*], laws: [$($l),*], lane_laws: [], shapes: [],
+            exchanges: [], bonds: [$($b),*]
+        }
+    };
+    (
+        geometry: [$($g:ty),* $(,)?],
+        laws: [$($l:ty),* $(,)?],
         lane_laws: [$($ll:ty),* $(,)?],
         shapes: [$($s:ty),* $(,)?] $(,)?
     ) => {
@@ -60,7 +71,8 @@ macro_rules! export_plugin {
         laws: [$($l:ty),* $(,)?],
         lane_laws: [$($ll:ty),* $(,)?],
         shapes: [$($s:ty),* $(,)?],
-        exchanges: [$($e:ty),* $(,)?] $(,)?
+        exchanges: [$($e:ty),* $(,)?]
+        $(, bonds: [$($b:ty),* $(,)?])? $(,)?
     ) => {
         #[::abi_stable::export_root_module]
         pub fn dem_plugin_root() -> $crate::PluginRootRef {
@@ -233,6 +245,34 @@ macro_rules! export_plugin {
             )*
             ::abi_stable::std_types::RErr(
                 format!("this plugin has no exchange named `{}`", name).into(),
+            )
+        }
+
+        /// The bond laws this plugin offers ([`BondListFn`]($crate::BondListFn), dem-api
+        /// 0.5.5 on).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn dem_plugin_bonds_v1(
+        ) -> ::abi_stable::std_types::RVec<$crate::BondInfo> {
+            #[allow(unused_mut)]
+            let mut all = ::abi_stable::std_types::RVec::new();
+            $($( all.push($crate::sdk::bond_info::<$b>()); )*)?
+            all
+        }
+
+        /// Builds one of this plugin's bond laws ([`NewBondFn`]($crate::NewBondFn)).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn dem_plugin_new_bond_v1(
+            name: ::abi_stable::std_types::RStr<'_>,
+            params: ::abi_stable::std_types::RStr<'_>,
+        ) -> ::abi_stable::std_types::RResult<$crate::BondBox, ::abi_stable::std_types::RString> {
+            let _ = params;
+            $($(
+                if name.as_str() == <$b as $crate::sdk::Bond>::NAME {
+                    return $crate::sdk::new_bond::<$b>(params.as_str());
+                }
+            )*)?
+            ::abi_stable::std_types::RErr(
+                format!("this plugin has no bond law named `{}`", name).into(),
             )
         }
     };

@@ -20,10 +20,14 @@
 //! A plugin may also declare a per-particle field and the exchange of it through
 //! contacts ([`Exchange`], exported under `exchanges:`; see [`crate::exchange`]).
 //!
+//! A plugin may also offer bond laws: pair interactions that outlive contact ([`Bond`],
+//! exported under `bonds:`; see [`crate::bond`]).
+//!
 //! A law may also write its step once over lanes ([`LaneLaw`]) and be exported under
 //! `lane_laws:`; the SDK then runs its batches four contacts at a time.
 
 mod adapters;
+mod bond;
 mod exchange;
 mod export;
 mod lanes;
@@ -35,6 +39,7 @@ mod shape;
 mod slots;
 
 pub use adapters::{geometry_info, law_info, new_geometry, new_lane_law, new_law, slot_names};
+pub use bond::{bond_info, new_bond, Bond};
 pub use exchange::{exchange_info, new_exchange, Exchange, Field};
 pub use lanes::{lanes_agree, one_lane, LaneInput, LaneLaw, LaneOutput};
 pub use logging::install_forwarder;

@@ -4,6 +4,7 @@
 //! settings; none knows the scene file.
 
 pub mod applied;
+pub mod bond;
 pub mod broadphase;
 pub mod clump;
 pub mod coarse_grain;

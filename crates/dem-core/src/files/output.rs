@@ -250,6 +250,9 @@ pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> Result<
     if has_plugin_shapes(sim) {
         grids.push((SHAPES_STREAM, vtk::plugin_shapes(sim)));
     }
+    if !sim.bonds.is_empty() {
+        grids.push((BONDS_STREAM, vtk::bonds(sim)));
+    }
     let mut files: Vec<(&str, Vec<u8>, &str)> = grids
         .iter()
         .map(|(stream, grid)| (*stream, grid.to_vtu(), "vtu"))
@@ -272,6 +275,41 @@ pub fn write_vtk(dir: &Path, sim: &Simulation, frames: &[(u64, f64)]) -> Result<
         )?;
     }
     Ok(())
+}
+
+/// The stream of the intact bonds, written in a scene with bonds.
+pub const BONDS_STREAM: &str = "bonds";
+
+/// One row of `bonds.csv`: step, time, bonds intact, broken since t = 0, removed with
+/// their spheres since t = 0, and the energy the intact ones store (J).
+pub type BondRow = (u64, f64, u64, u64, u64, f64);
+
+/// The row of the current step.
+pub fn bond_row(step: u64, time: f64, sim: &Simulation) -> BondRow {
+    let set = &sim.bonds.set;
+    let elastic = set.list.iter().map(|b| b.elastic).sum();
+    (
+        step,
+        time,
+        set.list.len() as u64,
+        set.broken,
+        set.removed,
+        elastic,
+    )
+}
+
+/// The `bonds.csv` text of `rows`, with the bonds broken since the previous row.
+pub fn bonds_csv(rows: &[BondRow]) -> String {
+    let mut text = String::from("step,time,intact,broken,broken_since_last,removed,elastic\n");
+    let mut last = 0;
+    for (step, time, intact, broken, removed, elastic) in rows {
+        let since = broken - last.min(*broken);
+        last = *broken;
+        text.push_str(&format!(
+            "{step},{time:.9e},{intact},{broken},{since},{removed},{elastic:.9e}\n"
+        ));
+    }
+    text
 }
 
 /// The stream of the coarse-grained fields (`.vti`), written when the scene asks

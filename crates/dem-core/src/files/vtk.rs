@@ -355,6 +355,49 @@ pub fn contacts(sim: &Simulation) -> Grid {
     g
 }
 
+/// The intact bonds of `sim`, one line cell each from centre to centre, with the ids of
+/// their spheres, their tension (N, the force along the line of centres that pulls the
+/// spheres together; negative in compression), shear force (N) and stored energy (J) at
+/// the last step.
+pub fn bonds(sim: &Simulation) -> Grid {
+    let p = &sim.particles;
+    let at = |id: u64| sim.order.index(id as usize);
+    let live: Vec<_> = sim
+        .bonds
+        .set
+        .list
+        .iter()
+        .filter(|b| b.ids.iter().all(|&id| at(id) < p.len()))
+        .collect();
+    let mut g = Grid::default();
+    for b in &live {
+        let [x, y] = b.ids.map(|id| {
+            let x = p.pos[at(id)];
+            [x.x, x.y, x.z]
+        });
+        g.cell(VTK_LINE, &[x, y]);
+    }
+    let normal = |b: &crate::engines::bond::Bond| -> Vector3<f64> {
+        b.l6.map_or(Vector3::zeros(), |l6| l6.frame.row(0).transpose())
+    };
+    g.cell_data = vec![
+        ints("id1", live.iter().map(|b| b.ids[0] as i64)),
+        ints("id2", live.iter().map(|b| b.ids[1] as i64)),
+        f64s(
+            "tension",
+            live.iter().map(|b| -normal(b).dot(&b.force)).collect(),
+        ),
+        f64s(
+            "shear_force",
+            live.iter()
+                .map(|b| (b.force - normal(b) * normal(b).dot(&b.force)).norm())
+                .collect(),
+        ),
+        f64s("elastic", live.iter().map(|b| b.elastic).collect()),
+    ];
+    g
+}
+
 /// The faces of the polyhedra of `sim`, one polygon cell each.
 pub fn polyhedra(sim: &Simulation) -> Grid {
     let p = &sim.particles;

@@ -1,7 +1,7 @@
 //! The energy ledger. Its total is conserved when every source and sink is booked:
 //!
 //! `total = kinetic + rotational + potential + elastic + friction + damping + nonviscous
-//!          - boundary_work - inflow + outflow`
+//!          + broken - boundary_work - inflow + outflow`
 //!
 //! Kinetic terms are evaluated at full steps as `m/2 v(t-dt/2) . v(t+dt/2)`, the quantity
 //! the leap-frog scheme conserves exactly for linear forces (so free fall and a linear
@@ -30,6 +30,8 @@ pub struct Ledger {
     pub damping: f64,
     /// Cumulative energy dissipated by the integrator's non-viscous (Cundall) damping.
     pub nonviscous: f64,
+    /// Cumulative energy released by bonds that broke (see [`crate::engines::bond`]).
+    pub broken: f64,
     /// Cumulative work done on the particles from outside: by moving boundaries, blocked
     /// degrees of freedom, loads applied from outside and the scene's fluid; and what a
     /// change of a law's parameters or of a material between two steps did to the energy
@@ -45,7 +47,7 @@ pub struct Ledger {
 
 impl Ledger {
     /// Column names of [`Ledger::row`], for CSV headers.
-    pub const COLUMNS: [&'static str; 11] = [
+    pub const COLUMNS: [&'static str; 12] = [
         "kinetic",
         "rotational",
         "potential",
@@ -53,6 +55,7 @@ impl Ledger {
         "friction",
         "damping",
         "nonviscous",
+        "broken",
         "boundary_work",
         "inflow",
         "outflow",
@@ -68,6 +71,7 @@ impl Ledger {
             + self.friction
             + self.damping
             + self.nonviscous
+            + self.broken
             - self.boundary_work
             - self.inflow
             + self.outflow
@@ -86,7 +90,7 @@ impl Ledger {
     }
 
     /// The entries in the order of [`Ledger::COLUMNS`].
-    pub fn row(&self) -> [f64; 11] {
+    pub fn row(&self) -> [f64; 12] {
         [
             self.kinetic,
             self.rotational,
@@ -95,6 +99,7 @@ impl Ledger {
             self.friction,
             self.damping,
             self.nonviscous,
+            self.broken,
             self.boundary_work,
             self.inflow,
             self.outflow,

@@ -1,6 +1,7 @@
 //! The scene file (RON). Unknown fields are errors; every error names the file, line and
 //! column (parse errors) or the field path (consistency errors). See `docs/scenes.md`.
 
+mod bonds;
 mod boundaries;
 pub mod budget;
 mod choices;
@@ -28,6 +29,7 @@ pub use crate::engines::l6geom::L6Options;
 pub use crate::model::particles::MAX_COORDINATE;
 pub use crate::support::sampling::material_choice::MaterialChoice;
 pub use crate::support::sampling::size_distribution::{Basis, Radius};
+pub use bonds::{BondRule, BondSpec};
 pub use boundaries::Boundaries;
 pub use choices::{ExchangeChoice, GeometryChoice, LawChoice};
 pub use fields::{FieldSet, FieldSpec};
@@ -433,6 +435,9 @@ pub struct Scene {
     /// Exchanges of the fields per material pair.
     #[serde(default)]
     pub exchanges: Vec<ExchangeChoice>,
+    /// Bonds made at t = 0 between pairs of spheres (see [`crate::engines::bond`]).
+    #[serde(default)]
+    pub bonds: Vec<BondSpec>,
     /// Clump templates by name.
     #[serde(default, deserialize_with = "unique_names::unique_names")]
     pub clump_templates: BTreeMap<String, ClumpTemplateSpec>,

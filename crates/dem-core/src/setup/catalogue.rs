@@ -1,6 +1,6 @@
 //! The plugin catalogue (`dem plugins`, and `dem.plugins()` in Python): every loaded
 //! functor with the shapes it serves, every plugin shape, every field exchange with its
-//! field's units, their parameters with units and defaults, and the libraries refused; as
+//! field's units, every bond law, their parameters with units and defaults, and the libraries refused; as
 //! text or as JSON for tools.
 
 use crate::setup::plugins::PluginSet;
@@ -77,6 +77,19 @@ pub fn to_json(set: &PluginSet) -> Value {
                     })
                 })
                 .collect();
+            let bonds: Vec<Value> = p
+                .bonds
+                .iter()
+                .map(|b| {
+                    json!({
+                        "name": b.name.as_str(),
+                        "description": b.description.as_str(),
+                        "defaults": b.default_params.as_str(),
+                        "params": docs(&b.params),
+                        "state": b.state.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
             json!({
                 "name": p.name,
                 "version": p.version,
@@ -85,6 +98,7 @@ pub fn to_json(set: &PluginSet) -> Value {
                 "functors": functors,
                 "shapes": shapes,
                 "exchanges": exchanges,
+                "bonds": bonds,
             })
         })
         .collect();
@@ -133,6 +147,13 @@ pub fn to_text(set: &PluginSet) -> String {
             ));
             s.push_str(&format!("    defaults: {}\n", e.default_params));
             for d in &e.params {
+                s.push_str(&format!("    {} [{}]: {}\n", d.name, d.unit, d.doc));
+            }
+        }
+        for b in &p.bonds {
+            s.push_str(&format!("  {}: bond law\n    {}\n", b.name, b.description));
+            s.push_str(&format!("    defaults: {}\n", b.default_params));
+            for d in &b.params {
                 s.push_str(&format!("    {} [{}]: {}\n", d.name, d.unit, d.doc));
             }
         }

@@ -7,6 +7,7 @@ pub mod catalogue;
 mod dispatch;
 pub mod library_file;
 pub(crate) mod meeting;
+pub mod plugin_bonds;
 pub mod plugin_exchanges;
 pub mod plugin_probe;
 pub mod plugin_shapes;

@@ -10,10 +10,10 @@ use abi_stable::library::RawLibrary;
 use abi_stable::library::{lib_header_from_path, LibraryError, RootModule};
 use abi_stable::std_types::{RStr, RString, RVec};
 use dem_api::{
-    Cg2Box, ExchangeInfo, ExchangeListFn, FunctorInfo, FunctorRole, HostLogger, LawBox, LogLevel,
-    NewExchangeFn, NewShapeFn, PluginRootRef, ScaleShapeFn, ShapeInfo, ShapeKind, ShapeListFn,
-    EXCHANGE_LIST_SYMBOL, NEW_EXCHANGE_SYMBOL, NEW_SHAPE_SYMBOL, SCALE_SHAPE_SYMBOL,
-    SHAPE_LIST_SYMBOL,
+    BondInfo, BondListFn, Cg2Box, ExchangeInfo, ExchangeListFn, FunctorInfo, FunctorRole,
+    HostLogger, LawBox, LogLevel, NewBondFn, NewExchangeFn, NewShapeFn, PluginRootRef,
+    ScaleShapeFn, ShapeInfo, ShapeKind, ShapeListFn, BOND_LIST_SYMBOL, EXCHANGE_LIST_SYMBOL,
+    NEW_BOND_SYMBOL, NEW_EXCHANGE_SYMBOL, NEW_SHAPE_SYMBOL, SCALE_SHAPE_SYMBOL, SHAPE_LIST_SYMBOL,
 };
 use std::path::{Path, PathBuf};
 
@@ -35,6 +35,8 @@ pub struct Plugin {
     /// The field exchanges it offers (dem-api 0.5.4 on; see
     /// [`crate::setup::plugin_exchanges`]).
     pub exchanges: Vec<ExchangeInfo>,
+    /// The bond laws it offers (dem-api 0.5.5 on; see [`crate::setup::plugin_bonds`]).
+    pub bonds: Vec<BondInfo>,
     entry: Entry,
 }
 
@@ -51,6 +53,14 @@ impl Plugin {
     pub(crate) fn new_exchange_fn(&self) -> Option<NewExchangeFn> {
         match self.entry {
             Entry::Rust(_, Symbols { new_exchange, .. }) => new_exchange,
+            Entry::C(_) => None,
+        }
+    }
+
+    /// The plugin's bond law builder, if it offers bond laws (dem-api 0.5.5 on).
+    pub(crate) fn new_bond_fn(&self) -> Option<NewBondFn> {
+        match self.entry {
+            Entry::Rust(_, Symbols { new_bond, .. }) => new_bond,
             Entry::C(_) => None,
         }
     }
@@ -95,6 +105,10 @@ struct Symbols {
     exchanges: Option<ExchangeListFn>,
     /// Its exchange builder (0.5.4).
     new_exchange: Option<NewExchangeFn>,
+    /// Its bond laws (0.5.5).
+    bonds: Option<BondListFn>,
+    /// Its bond law builder (0.5.5).
+    new_bond: Option<NewBondFn>,
 }
 
 /// How a plugin's functors are built.
@@ -228,6 +242,7 @@ impl PluginSet {
                         functors: c.functors(),
                         shapes: Vec::new(),
                         exchanges: Vec::new(),
+                        bonds: Vec::new(),
                         path,
                         entry: Entry::C(c),
                     })),
@@ -264,6 +279,9 @@ impl PluginSet {
         let exchanges: Vec<ExchangeInfo> = symbols
             .exchanges
             .map_or_else(Vec::new, |f| f().into_iter().collect());
+        let bonds: Vec<BondInfo> = symbols
+            .bonds
+            .map_or_else(Vec::new, |f| f().into_iter().collect());
         let plugin = Plugin {
             name: (root.name())().to_string(),
             version: (root.version())().to_string(),
@@ -271,6 +289,7 @@ impl PluginSet {
             functors: (root.functors())().into_iter().collect(),
             shapes,
             exchanges,
+            bonds,
             path,
             entry: Entry::Rust(root, symbols),
         };
@@ -492,6 +511,8 @@ fn symbols(path: &Path) -> Symbols {
                 .get::<NewExchangeFn>(NEW_EXCHANGE_SYMBOL)
                 .ok()
                 .map(|f| *f),
+            bonds: lib.get::<BondListFn>(BOND_LIST_SYMBOL).ok().map(|f| *f),
+            new_bond: lib.get::<NewBondFn>(NEW_BOND_SYMBOL).ok().map(|f| *f),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! ([`crate::engines::guards`]).
 
 use crate::engines::applied::Applied;
+use crate::engines::bond::Bonds;
 use crate::engines::broadphase::VerletList;
 use crate::engines::clump::ClumpBody;
 use crate::engines::contacts::{ContactTotals, Contacts, StepContext};
@@ -146,6 +147,8 @@ pub struct Simulation {
     pub(crate) reshaped: bool,
     /// The particle fields and their exchanges (see [`crate::engines::exchange`]).
     pub exchanges: Exchanges,
+    /// The bonds between spheres and their laws (see [`crate::engines::bond`]).
+    pub bonds: Bonds,
 }
 
 impl Simulation {
@@ -330,6 +333,19 @@ impl Simulation {
                 |i| order.id(i),
             )?;
         }
+        if !self.bonds.is_empty() {
+            let t = Instant::now();
+            self.bonds.step(
+                &mut self.particles,
+                &self.order,
+                &self.materials,
+                self.integrator.dt,
+                self.step,
+                &self.l6,
+                &mut self.ledger,
+            )?;
+            self.timing.law += t.elapsed().as_secs_f64();
+        }
         let watched = match self.flow.any() {
             true => self.watch(&fresh, fresh_clumps),
             false => Watched::default(),
@@ -433,6 +449,7 @@ impl Simulation {
             self.periodic.clone(),
             self.clumps.clone(),
             self.exchanges.ledger.clone(),
+            self.bonds.set.clone(),
         );
         // What a change of population renumbers or counts.
         let population = self.flow.any().then(|| {
@@ -455,6 +472,7 @@ impl Simulation {
                 self.periodic,
                 self.clumps,
                 self.exchanges.ledger,
+                self.bonds.set,
             ) = saved;
             if let Some(population) = population {
                 (

@@ -229,7 +229,7 @@ class Simulation:
     def ledger(self) -> Dict[str, float]:
         """The energy ledger of the last step, J: the columns of ``energy.csv``
         (kinetic, rotational, potential, elastic, friction, damping, nonviscous,
-        boundary_work, inflow, outflow, total)."""
+        broken, boundary_work, inflow, outflow, total)."""
 
     def set_positions(self, values: _Vectors, ids: Optional[Sequence[int]] = None) -> None:
         """Sets the positions (m) of the particles ``ids`` (scene ids; every particle when

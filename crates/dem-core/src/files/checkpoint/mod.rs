@@ -70,8 +70,9 @@ pub const MAGIC: [u8; 8] = *b"DEMCKPT\0";
 /// whether particles were added or removed from outside. 12: the laws' parameters and
 /// the materials changed from outside, and which laws have yet to refresh their contacts'
 /// constants. 13: bodies of plugin shapes (their shape name and parameters). 14: the
-/// particle fields' values and their ledgers.
-pub const FORMAT_VERSION: u32 = 14;
+/// particle fields' values and their ledgers. 15: the bonds (each with its geometry and
+/// law state, the counts of bonds made, broken and removed) and the ledger's `broken`.
+pub const FORMAT_VERSION: u32 = 15;
 /// The version of dem-core writing checkpoints.
 pub const DEM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -219,6 +220,8 @@ pub struct Checkpoint {
     outlets: Vec<OutletState>,
     /// The particle fields' ledgers (order of the fields' names; format 14 on).
     field_ledgers: Vec<crate::engines::exchange::FieldLedger>,
+    /// The bonds (format 15 on).
+    bonds: crate::engines::bond::BondSet,
     /// Data of the front end, opaque here.
     pub extra: Vec<u8>,
 }
@@ -359,6 +362,7 @@ impl Checkpoint {
             inlets: sim.flow.inlets.iter().map(|i| i.state.clone()).collect(),
             outlets: sim.flow.outlets.iter().map(|o| o.state).collect(),
             field_ledgers: sim.exchanges.ledger.clone(),
+            bonds: sim.bonds.set.clone(),
             extra,
         }
     }

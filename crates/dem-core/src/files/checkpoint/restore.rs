@@ -151,6 +151,24 @@ impl Checkpoint {
                 format!("its particle fields do not match the scene's {fields} fields"),
             ));
         }
+        let laws = &sim.bonds.laws;
+        if let Some(b) = self.bonds.list.iter().find(|b| {
+            laws.get(b.law as usize)
+                .is_none_or(|l| l.slots.len() != b.state.len())
+                || b.ids[0] >= b.ids[1]
+                || b.ids[1] >= self.issued
+        }) {
+            return Err(failure(
+                path,
+                format!(
+                    "holds a bond between particles {} and {} that does not match the scene's \
+                     {} bond laws",
+                    b.ids[0],
+                    b.ids[1],
+                    laws.len()
+                ),
+            ));
+        }
         let issued = self.issued as usize;
         sim.order = ParticleOrder::from_ids(self.order, n, issued, self.reordered)
             .filter(|_| issued >= scene_count)
@@ -362,6 +380,7 @@ impl Checkpoint {
         sim.integrator.dt = self.dt;
         sim.ledger = self.ledger;
         sim.exchanges.ledger = self.field_ledgers;
+        sim.bonds.set = self.bonds;
         sim.energy_reference = self.energy_reference;
         Ok(sim)
     }

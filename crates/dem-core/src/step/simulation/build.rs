@@ -100,6 +100,13 @@ impl Simulation {
         for (c, body) in boundaries.clumps.iter().enumerate() {
             clump[body.members.clone()].fill(c as u32);
         }
+        let bonds = crate::setup::plugin_bonds::build(&scene, plugins, &index, &particles, &clump)?;
+        if !bonds.is_empty() && scene.cell.is_some() {
+            return Err(scene.error(
+                "bonds: not supported in a periodic cell yet (a bond across a face would need \
+                 the image of its sphere)",
+            ));
+        }
         crate::scene::crowding::check(
             &scene,
             &particles,
@@ -145,7 +152,17 @@ impl Simulation {
                 names.join(", ")
             )));
         }
-        // The contacts' shortest period, and the fluid's shortest relaxation time.
+        let bonded_dt = bonds.critical_step(&particles, &materials, &ParticleOrder::default());
+        if bonded_dt.is_nan() {
+            let names: Vec<&str> = bonds.laws.iter().map(|l| l.name.as_str()).collect();
+            return Err(scene.error(format!(
+                "a bond law ({}) reported a non-finite or negative stiffness",
+                names.join(", ")
+            )));
+        }
+        let critical_dt = critical_dt.min(bonded_dt);
+        // The contacts' and bonds' shortest period, and the fluid's shortest relaxation
+        // time.
         let critical_dt = match &fluid {
             Some(f) => critical_dt.min(f.relaxation_time(&particles)),
             None => critical_dt,
@@ -347,6 +364,7 @@ impl Simulation {
             fluid,
             reshaped: false,
             exchanges,
+            bonds,
         })
     }
 }

@@ -35,6 +35,9 @@ impl Simulation {
             if !self.exchanges.is_empty() {
                 return refuse("a scene with particle fields");
             }
+            if !self.bonds.is_empty() {
+                return refuse("a scene with bonds");
+            }
             if self.reshaped {
                 return refuse("a run whose particles were added or removed from outside");
             }

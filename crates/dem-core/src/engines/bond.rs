@@ -1,0 +1,320 @@
+//! Bonds between spheres (dem-api 0.5.5; see [`dem_api::bond`]): pair interactions that
+//! outlive contact, made at t = 0 by the scene's rules and broken by their law.
+//!
+//! A bond is kept by the scene ids of its two spheres, so that it follows them through
+//! every reordering; the list is sorted by those ids and walked in that order every step
+//! (after the contacts' forces are gathered), so that its sums depend neither on the
+//! number of threads nor on the run's history, and a checkpoint restores it as it was.
+//!
+//! Each step a bond's geometry is that of a contact between its two spheres, whatever
+//! their gap: normal along the line of centres, gap `|x2 - x1| - r1 - r2`, point half-way
+//! between the two surfaces; its local frame, shear displacement and relative rotation
+//! are carried by the L6Geom update ([`crate::engines::l6geom`]), made on the bond's first
+//! step. The law's force acts on the spheres as a contact's does (the same moments, so
+//! the work the spheres receive is the work the law's displacements book), beside the
+//! force of any contact of the pair.
+//!
+//! **Energy.** The bonds' stored energy is part of the ledger's `elastic`, their damping
+//! of `damping`. A bond that breaks applies nothing at that step; the ledger books as
+//! `broken` the energy it held plus the half step of work its force would have done
+//! (`dt/2` times the force and torque against the rates at `t - dt/2`: the term of the
+//! leap-frog invariant that the missing force leaves out), so that the total stays
+//! continuous. A bond whose sphere an outlet removes goes with it (its energy into the
+//! ledger's outflow).
+
+use crate::engines::l6geom::{contact_torques, BodyKin, L6Options, L6State};
+use crate::engines::reorder::ParticleOrder;
+use crate::model::energy::Ledger;
+use crate::model::particles::{Particles, Shape};
+use crate::support::error::DemError;
+use dem_api::{BondBox, BondInput, BondStiffness, L6Geom, LawPair, Material, RawGeom, Vec3};
+use nalgebra::{Matrix3, Vector3};
+use serde::{Deserialize, Serialize};
+
+/// One bond law the scene chose, with the pairs of materials it joins.
+pub struct BondLawEntry {
+    /// Bond law name.
+    pub name: String,
+    /// Plugin name.
+    pub plugin: String,
+    /// The two material names of its scene entry (`"*"` for any).
+    pub materials: (String, String),
+    /// Names of its per-bond state slots.
+    pub slots: Vec<String>,
+    /// The plugin's object.
+    pub functor: BondBox,
+}
+
+/// One intact bond.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bond {
+    /// Scene ids of its two spheres, the smaller first (body 1).
+    pub ids: [u64; 2],
+    /// Its law (index into [`Bonds::laws`]).
+    pub law: u32,
+    /// Its geometry, from its first step on.
+    pub l6: Option<L6State>,
+    /// The law's state slots.
+    pub state: Vec<f64>,
+    /// The force of its law on sphere 2 at its last step, global frame, N.
+    pub force: Vector3<f64>,
+    /// Its elastic energy at its last step, J.
+    pub elastic: f64,
+}
+
+/// The bonds of a run: what changes as it goes (cloned by a step that may have to be
+/// undone, saved by checkpoints).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BondSet {
+    /// The intact bonds, sorted by `ids`.
+    pub list: Vec<Bond>,
+    /// Bonds made at t = 0.
+    pub made: u64,
+    /// Bonds broken since t = 0.
+    pub broken: u64,
+    /// Bonds gone with a sphere an outlet removed.
+    pub removed: u64,
+}
+
+/// The bond laws of a scene and its bonds.
+#[derive(Default)]
+pub struct Bonds {
+    /// The scene's bond laws, in the order of its `bonds` rules.
+    pub laws: Vec<BondLawEntry>,
+    /// The bonds.
+    pub set: BondSet,
+}
+
+/// A sphere's radius (bonds join spheres only; the set-up refuses the rest).
+fn radius(p: &Particles, i: usize) -> f64 {
+    match &p.shape[i] {
+        Shape::Sphere(s) => s.radius,
+        _ => f64::NAN,
+    }
+}
+
+fn kin(p: &Particles, i: usize) -> BodyKin {
+    BodyKin {
+        pos: p.pos[i],
+        vel: p.vel[i],
+        angvel: p.angvel[i],
+    }
+}
+
+fn v3(v: &Vector3<f64>) -> Vec3 {
+    Vec3::new(v.x, v.y, v.z)
+}
+
+fn na(v: &Vec3) -> Vector3<f64> {
+    Vector3::new(v.x, v.y, v.z)
+}
+
+impl Bonds {
+    /// Does the scene have bond laws (and so, perhaps, bonds)?
+    pub fn is_empty(&self) -> bool {
+        self.laws.is_empty()
+    }
+
+    /// The pair of spheres `i`, `j` as a bond law sees it.
+    fn pair(p: &Particles, materials: &[Material], i: usize, j: usize) -> LawPair {
+        LawPair {
+            radius: [radius(p, i), radius(p, j)],
+            mass: [p.law_mass(i), p.law_mass(j)],
+            material: [
+                materials[p.material[i] as usize],
+                materials[p.material[j] as usize],
+            ],
+        }
+    }
+
+    /// The shortest period of a sphere on its bonds, s: `min sqrt(m / k)` over spheres of
+    /// finite mass, `k` the sum of their bonds' normal or shear stiffness (the larger),
+    /// and `min sqrt(I / k_r)`, `k_r` the sum of their twisting or bending stiffness (the
+    /// larger) plus the shear stiffness times the squared radius (the shear force's lever
+    /// arm). Infinite without bonds; NaN when a law reports a non-finite stiffness.
+    pub fn critical_step(
+        &self,
+        p: &Particles,
+        materials: &[Material],
+        order: &ParticleOrder,
+    ) -> f64 {
+        let n = p.len();
+        let mut k = vec![[0.0f64; 2]; n];
+        for b in &self.set.list {
+            let (i, j) = (
+                order.index(b.ids[0] as usize),
+                order.index(b.ids[1] as usize),
+            );
+            let s: BondStiffness = self.laws[b.law as usize]
+                .functor
+                .stiffness(&Self::pair(p, materials, i, j));
+            let all = [s.normal, s.shear, s.twist, s.bending];
+            if all.iter().any(|x| !(x.is_finite() && *x >= 0.0)) {
+                return f64::NAN;
+            }
+            for x in [i, j] {
+                let r = radius(p, x);
+                k[x][0] += s.normal.max(s.shear);
+                k[x][1] += s.twist.max(s.bending) + s.shear * r * r;
+            }
+        }
+        let mut best = f64::INFINITY;
+        for (x, [kt, kr]) in k.into_iter().enumerate() {
+            if !p.mass[x].is_finite() {
+                continue;
+            }
+            if kt > 0.0 {
+                best = best.min((p.mass[x] / kt).sqrt());
+            }
+            let inertia = p.inertia[x].min();
+            if kr > 0.0 && inertia > 0.0 {
+                best = best.min((inertia / kr).sqrt());
+            }
+        }
+        best
+    }
+
+    /// One step of every bond: its geometry and law at t, its force and moments added to
+    /// the spheres' (after the contacts' gather), its energies booked in `ledger` (after
+    /// the contacts'). A bond that breaks, or whose sphere is gone, leaves the list.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        p: &mut Particles,
+        order: &ParticleOrder,
+        materials: &[Material],
+        dt: f64,
+        step: u64,
+        opt: &L6Options,
+        ledger: &mut Ledger,
+    ) -> Result<(), DemError> {
+        let n = p.len();
+        let laws = &self.laws;
+        let set = &mut self.set;
+        let mut failure = None;
+        let (mut elastic, mut damping, mut released, mut outflow) = (0.0, 0.0, 0.0, 0.0);
+        let (mut broken, mut removed) = (0u64, 0u64);
+        set.list.retain_mut(|b| {
+            if failure.is_some() {
+                return true;
+            }
+            let (i, j) = (
+                order.index(b.ids[0] as usize),
+                order.index(b.ids[1] as usize),
+            );
+            if i >= n || j >= n {
+                outflow += b.elastic;
+                removed += 1;
+                return false;
+            }
+            let law = &laws[b.law as usize];
+            let (r1, r2) = (radius(p, i), radius(p, j));
+            let d = p.pos[j] - p.pos[i];
+            let dist = d.norm();
+            let normal = d / dist;
+            let gap = dist - r1 - r2;
+            let raw = RawGeom {
+                touching: 1,
+                point: v3(&(p.pos[i] + normal * (r1 + 0.5 * gap))),
+                normal: v3(&normal),
+                gap,
+                radius1: r1,
+                radius2: r2,
+                area: std::f64::consts::PI * r1.min(r2).powi(2),
+                weight: 1.0,
+            };
+            let (b1, b2) = (kin(p, i), kin(p, j));
+            let is_new = b.l6.is_none();
+            let l6 = match &mut b.l6 {
+                Some(l6) => {
+                    l6.update(&raw, &b1, &b2, dt, opt);
+                    l6
+                }
+                None => b.l6.insert(L6State::create(&raw, &b1, &b2, opt)),
+            };
+            let mut geom = L6Geom::default();
+            l6.write_api(&mut geom);
+            let input = BondInput {
+                geom,
+                pair: Self::pair(p, materials, i, j),
+                dt,
+                is_new: is_new as u32,
+            };
+            let out = law.functor.bond(&input, b.state.as_mut_slice().into());
+            let values = [
+                out.force.x,
+                out.force.y,
+                out.force.z,
+                out.torque.x,
+                out.torque.y,
+                out.torque.z,
+                out.elastic,
+                out.damping,
+            ];
+            if values.iter().any(|x| !x.is_finite()) || !normal.iter().all(|x| x.is_finite()) {
+                failure = Some(DemError::PluginCall {
+                    step,
+                    plugin: law.plugin.clone(),
+                    functor: law.name.clone(),
+                    a: b.ids[0] as u32,
+                    b: b.ids[1] as u32,
+                    message: format!(
+                        "bond: returned force {:?}, torque {:?}, elastic {}, damping {} at a \
+                         gap of {gap:e} m (every value must be finite)",
+                        [out.force.x, out.force.y, out.force.z],
+                        [out.torque.x, out.torque.y, out.torque.z],
+                        out.elastic,
+                        out.damping
+                    ),
+                });
+                return true;
+            }
+            damping += out.damping;
+            if out.broken != 0 {
+                let rates = out.force.x * geom.u_dot.x
+                    + out.force.y * geom.u_dot.y
+                    + out.force.z * geom.u_dot.z
+                    + out.torque.x * geom.phi_dot.x
+                    + out.torque.y * geom.phi_dot.y
+                    + out.torque.z * geom.phi_dot.z;
+                released += out.elastic + 0.5 * dt * rates;
+                broken += 1;
+                tracing::debug!(
+                    target: "dem::bond",
+                    step,
+                    a = b.ids[0],
+                    b = b.ids[1],
+                    "bond broke"
+                );
+                return false;
+            }
+            // Local to global: the frame's rows are the local axes.
+            let to_global = |v: &Vec3| -> Vector3<f64> {
+                let t: Matrix3<f64> = l6.frame.transpose();
+                t * na(v)
+            };
+            let f = to_global(&out.force);
+            let t = to_global(&out.torque);
+            let [m1, m2] =
+                contact_torques(&l6.point, &normal, l6.lens, [&p.pos[i], &p.pos[j]], &f, opt);
+            p.force[i] -= f;
+            p.force[j] += f;
+            p.torque[i] += m1 - t;
+            p.torque[j] += m2 + t;
+            b.force = f;
+            b.elastic = out.elastic;
+            elastic += out.elastic;
+            true
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        set.broken += broken;
+        set.removed += removed;
+        ledger.elastic += elastic;
+        ledger.damping += damping;
+        ledger.broken += released;
+        ledger.outflow += outflow;
+        Ok(())
+    }
+}
