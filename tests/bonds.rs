@@ -417,3 +417,66 @@ fn bad_bonds_are_refused_with_the_field_named() {
     let e = refused(&periodic);
     assert!(e.contains("bonds") && e.contains("periodic"), "{e}");
 }
+
+/// A bonded block in a box (the ranks' test scene of `support/ranks.rs` with every
+/// touching pair bonded), squeezed by a piston: bonds break as it moves.
+fn bonded_block() -> String {
+    use dem_verification::ranks::{PISTON, SCENE};
+    SCENE.replace("PISTON", PISTON).replace(
+        "    bodies: [",
+        r#"    bonds: [(materials: ("m", "m"), bond: "Bond_Parallel",
+             params: (modulus: 1e7, tensile_strength: 4e4, shear_strength: 4e4),
+             between: Within(0))],
+    bodies: ["#,
+    )
+}
+
+#[test]
+fn ranks_give_one_process_bonds_bitwise() {
+    let steps = 600;
+    let run = |ranks: usize| -> Vec<Vec<u64>> {
+        let handles: Vec<_> = dem_verification::ranks::group(ranks)
+            .into_iter()
+            .map(|rank| {
+                std::thread::spawn(move || {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(1)
+                        .build()
+                        .unwrap();
+                    pool.install(|| {
+                        let mut sim = sim_from_text(&bonded_block(), "block.ron").unwrap();
+                        if ranks > 1 {
+                            sim.distribute(Box::new(rank)).unwrap();
+                        }
+                        sim.run_steps(steps).unwrap();
+                        sim.as_one_process(bits).unwrap()
+                    })
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    };
+    let one = run(1).pop().unwrap();
+    let (sim, start) = {
+        let mut sim = sim_from_text(&bonded_block(), "block.ron").unwrap();
+        sim.run_steps(1).unwrap();
+        let start = sim.ledger.total();
+        sim.run_steps(steps - 1).unwrap();
+        (sim, start)
+    };
+    let l = &sim.ledger;
+    let flows = l.boundary_work.abs() + l.broken + l.friction + l.damping;
+    println!(
+        "{} bonds made, {} broken, {} contacts; ledger drift {:e} J of {flows:e} J that flowed",
+        sim.bonds.set.made,
+        sim.bonds.set.broken,
+        sim.live_contacts,
+        l.total() - start
+    );
+    assert!(sim.bonds.set.broken > 0 && !sim.bonds.set.list.is_empty());
+    for ranks in [2, 4] {
+        for (k, got) in run(ranks).into_iter().enumerate() {
+            assert!(got == one, "rank {k} of {ranks} differs from one process");
+        }
+    }
+}

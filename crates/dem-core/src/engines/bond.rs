@@ -76,6 +76,30 @@ pub struct BondSet {
     pub removed: u64,
 }
 
+/// What the bonds of one step add to the ledger (see [`BondSums::book`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BondSums {
+    /// Energy stored in the intact bonds now, J.
+    pub elastic: f64,
+    /// Energy their damping dissipated over the step, J.
+    pub damping: f64,
+    /// Energy released by the bonds that broke at the step, J.
+    pub released: f64,
+    /// Energy of the bonds gone with a removed sphere, J.
+    pub outflow: f64,
+}
+
+impl BondSums {
+    /// Adds the step's bond energies to `ledger`, after the contacts' (whose `elastic`
+    /// the contacts' booking sets).
+    pub fn book(&self, ledger: &mut Ledger) {
+        ledger.elastic += self.elastic;
+        ledger.damping += self.damping;
+        ledger.broken += self.released;
+        ledger.outflow += self.outflow;
+    }
+}
+
 /// The bond laws of a scene and its bonds.
 #[derive(Default)]
 pub struct Bonds {
@@ -175,9 +199,8 @@ impl Bonds {
     }
 
     /// One step of every bond: its geometry and law at t, its force and moments added to
-    /// the spheres' (after the contacts' gather), its energies booked in `ledger` (after
-    /// the contacts'). A bond that breaks, or whose sphere is gone, leaves the list.
-    #[allow(clippy::too_many_arguments)]
+    /// the spheres' (after the contacts' gather); returns the energies to book (see
+    /// [`BondSums::book`]). A bond that breaks, or whose sphere is gone, leaves the list.
     pub fn step(
         &mut self,
         p: &mut Particles,
@@ -186,8 +209,7 @@ impl Bonds {
         dt: f64,
         step: u64,
         opt: &L6Options,
-        ledger: &mut Ledger,
-    ) -> Result<(), DemError> {
+    ) -> Result<BondSums, DemError> {
         let n = p.len();
         let laws = &self.laws;
         let set = &mut self.set;
@@ -311,10 +333,28 @@ impl Bonds {
         }
         set.broken += broken;
         set.removed += removed;
-        ledger.elastic += elastic;
-        ledger.damping += damping;
-        ledger.broken += released;
-        ledger.outflow += outflow;
-        Ok(())
+        Ok(BondSums {
+            elastic,
+            damping,
+            released,
+            outflow,
+        })
+    }
+
+    /// The storage indices of the spheres of the intact bonds, sorted: on ranks, every
+    /// rank computes every bond, so these are shared at every step (see
+    /// [`crate::engines::ranks::Ranks::find_ghosts`]).
+    pub fn spheres(&self, order: &ParticleOrder, n: usize) -> Vec<u32> {
+        let mut out: Vec<u32> = self
+            .set
+            .list
+            .iter()
+            .flat_map(|b| b.ids.map(|id| order.index(id as usize)))
+            .filter(|&i| i < n)
+            .map(|i| i as u32)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }

@@ -206,7 +206,9 @@ impl Ranks {
     /// (those of [`Ranks::local_pairs`]): a rank holds every pair of its own particles, so
     /// its particles that another rank's pairs read are those in a pair with a particle
     /// it does not own (another rank's, or a replicated one, whose pairs every rank holds).
-    pub fn find_ghosts(&mut self, pairs: &[(u32, u32)]) {
+    /// The particles of `shared` (the spheres of the bonds, which every rank computes)
+    /// are read by every rank: each sends its own, and takes the others as ghosts.
+    pub fn find_ghosts(&mut self, pairs: &[(u32, u32)], shared: &[u32]) {
         let owned = self.owned.clone();
         let mut send = vec![false; owned.len()];
         let mut ghosts = Vec::new();
@@ -218,6 +220,15 @@ impl Ranks {
                 if !self.local[x] {
                     ghosts.push(x as u32);
                 }
+            }
+        }
+        for &x in shared {
+            let x = x as usize;
+            if owned.contains(&x) && !self.is_replicated[x] {
+                send[x - owned.start] = true;
+            }
+            if !self.local[x] {
+                ghosts.push(x as u32);
             }
         }
         self.sent = (owned.start as u32..owned.end as u32)
@@ -491,7 +502,7 @@ mod tests {
         let local = r.local_pairs(&pairs);
         // Every pair with an own or a replicated particle, not the other rank's own.
         assert_eq!(local, [(5, 200), (10, 20), (30, 250), (7, 130), (140, 250)]);
-        r.find_ghosts(&local);
+        r.find_ghosts(&local, &[]);
         // 5 and 7 meet rank 1's particles; 30 meets the wall, whose pairs rank 1 holds.
         assert_eq!(r.sent, [5, 7, 30]);
         // Rank 1's particles that rank 0's pairs read, the wall's among them.

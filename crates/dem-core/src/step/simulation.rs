@@ -228,7 +228,7 @@ impl Simulation {
                     .rebuild(&self.verlet.pairs, p, &self.dispatch)?,
                 Some(r) => {
                     let pairs = r.local_pairs(&self.verlet.pairs);
-                    r.find_ghosts(&pairs);
+                    r.find_ghosts(&pairs, &self.bonds.spheres(&self.order, p.len()));
                     if !reorder {
                         // The new ghosts' velocities and orientations.
                         let t = Instant::now();
@@ -333,19 +333,22 @@ impl Simulation {
                 |i| order.id(i),
             )?;
         }
-        if !self.bonds.is_empty() {
-            let t = Instant::now();
-            self.bonds.step(
-                &mut self.particles,
-                &self.order,
-                &self.materials,
-                self.integrator.dt,
-                self.step,
-                &self.l6,
-                &mut self.ledger,
-            )?;
-            self.timing.law += t.elapsed().as_secs_f64();
-        }
+        let bonded = match self.bonds.is_empty() {
+            true => None,
+            false => {
+                let t = Instant::now();
+                let sums = self.bonds.step(
+                    &mut self.particles,
+                    &self.order,
+                    &self.materials,
+                    self.integrator.dt,
+                    self.step,
+                    &self.l6,
+                )?;
+                self.timing.law += t.elapsed().as_secs_f64();
+                Some(sums)
+            }
+        };
         let watched = match self.flow.any() {
             true => self.watch(&fresh, fresh_clumps),
             false => Watched::default(),
@@ -392,6 +395,9 @@ impl Simulation {
                 Integrator::book(&sums, &mut self.ledger)
             }
         };
+        if let Some(sums) = bonded {
+            sums.book(&mut self.ledger);
+        }
         if !finite {
             if let Some(r) = &mut self.ranks {
                 // The probe is every rank's: all look at the whole state.

@@ -35,9 +35,6 @@ impl Simulation {
             if !self.exchanges.is_empty() {
                 return refuse("a scene with particle fields");
             }
-            if !self.bonds.is_empty() {
-                return refuse("a scene with bonds");
-            }
             if self.reshaped {
                 return refuse("a run whose particles were added or removed from outside");
             }
@@ -61,7 +58,10 @@ impl Simulation {
             .filter(|c| ranks.is_local(c.a) || ranks.is_local(c.b))
             .collect();
         let pairs = ranks.local_pairs(&self.verlet.pairs);
-        ranks.find_ghosts(&pairs);
+        ranks.find_ghosts(
+            &pairs,
+            &self.bonds.spheres(&self.order, self.particles.len()),
+        );
         self.contacts = Contacts::restore(&pairs, &self.particles, &self.dispatch, &mine).map_err(
             |message| DemError::Rank {
                 rank: ranks.rank(),
