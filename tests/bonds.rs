@@ -480,3 +480,35 @@ fn ranks_give_one_process_bonds_bitwise() {
         }
     }
 }
+
+#[test]
+fn a_failing_bond_law_stops_the_run_with_the_bond_named() {
+    for (fault, says) in [
+        ("nan", "every value must be finite"),
+        ("panic", "every value must be finite"),
+    ] {
+        let text = chain(3, "", "timestep: Fixed(1e-6), duration: Steps(10)")
+            .replace("Bond_Parallel", "Bond_Test_Faulty")
+            .replace(
+                &format!("modulus: {MODULUS}, "),
+                &format!("fault: \"{fault}\""),
+            );
+        let mut sim = sim_from_text(&text, "faulty.ron").unwrap();
+        sim.step().unwrap();
+        let e = sim.step().unwrap_err().to_string();
+        println!("{fault}: {e}");
+        assert!(
+            e.contains("Bond_Test_Faulty") && e.contains("test-faulty") && e.contains(says),
+            "{e}"
+        );
+        assert!(e.contains("the bond between particles 0 and 1"), "{e}");
+    }
+    let text = chain(3, "", "timestep: Critical(0.2), duration: Steps(10)")
+        .replace("Bond_Parallel", "Bond_Test_Faulty")
+        .replace(&format!("modulus: {MODULUS}, "), "fault: \"stiffness\"");
+    let e = refused(&text);
+    assert!(
+        e.contains("Bond_Test_Faulty") && e.contains("stiffness"),
+        "{e}"
+    );
+}

@@ -48,7 +48,9 @@ pub fn to_py(e: DemError) -> PyErr {
         }
         DemError::Io { .. } => PyOSError::new_err(message),
         DemError::Parse { .. } | DemError::Scene(_) => SceneError::new_err(message),
-        DemError::Plugin { .. } | DemError::PluginCall { .. } => PluginError::new_err(message),
+        DemError::Plugin { .. } | DemError::PluginCall { .. } | DemError::BondCall { .. } => {
+            PluginError::new_err(message)
+        }
         DemError::Checkpoint { .. } => CheckpointError::new_err(message),
         DemError::NonFinite { .. } | DemError::EnergyGrowth { .. } => StateError::new_err(message),
         // The module runs one process: this comes only from an exchange among ranks.

@@ -1,9 +1,12 @@
-//! A deliberately faulty contact law and field exchanges, used by the test suite to check
+//! A deliberately faulty contact law, field exchanges and bond law, used by the test suite to check
 //! that the solver reports plugin failures clearly. Not for scenes.
 
 use dem_api::sdk::Law;
-use dem_api::sdk::{Exchange, Field, Param};
-use dem_api::{ExchangeInput, ExchangeOutput, LawInput, LawOutput, LawPair, Vec3};
+use dem_api::sdk::{Bond, Exchange, Field, Param};
+use dem_api::{
+    BondInput, BondOutput, BondStiffness, ExchangeInput, ExchangeOutput, LawInput, LawOutput,
+    LawPair, Vec3,
+};
 use serde::{Deserialize, Serialize};
 
 /// How to misbehave.
@@ -118,6 +121,51 @@ impl Exchange for BadlyNamed {
     }
 }
 
+/// A bond law that panics (`fault: "panic"`) or returns a NaN force (`fault: "nan"`) on
+/// its second call, or reports a NaN stiffness (`fault: "stiffness"`); else a plain
+/// spring that holds.
+pub struct FaultyBond(Params);
+
+impl Bond for FaultyBond {
+    type Params = Params;
+    const NAME: &'static str = "Bond_Test_Faulty";
+    const DESCRIPTION: &'static str = "Test fixture: panics or returns NaN on demand.";
+    const PARAMS: &'static [Param] = &[Param {
+        name: "fault",
+        unit: "-",
+        doc: "\"panic\", \"nan\" or \"stiffness\"",
+    }];
+    const STATE: &'static [&'static str] = &[];
+
+    fn new(p: Params) -> Result<Self, String> {
+        Ok(FaultyBond(p))
+    }
+
+    fn stiffness(&self, _: &LawPair) -> BondStiffness {
+        BondStiffness {
+            normal: if self.0.fault == "stiffness" {
+                f64::NAN
+            } else {
+                1e3
+            },
+            ..BondStiffness::default()
+        }
+    }
+
+    fn bond(&self, input: &BondInput, _: &mut [f64]) -> BondOutput {
+        let fault = input.is_new == 0;
+        match self.0.fault.as_str() {
+            "panic" if fault => panic!("deliberate failure for the test suite"),
+            "nan" if fault => BondOutput {
+                force: Vec3::new(f64::NAN, 0.0, 0.0),
+                ..Default::default()
+            },
+            _ => BondOutput::default(),
+        }
+    }
+}
+
 dem_api::export_plugin! {
-    geometry: [], laws: [Faulty], exchanges: [FaultyExchange, BadlyNamed]
+    geometry: [], laws: [Faulty], lane_laws: [], shapes: [],
+    exchanges: [FaultyExchange, BadlyNamed], bonds: [FaultyBond]
 }

@@ -274,14 +274,14 @@ impl Bonds {
                 out.damping,
             ];
             if values.iter().any(|x| !x.is_finite()) || !normal.iter().all(|x| x.is_finite()) {
-                failure = Some(DemError::PluginCall {
+                failure = Some(DemError::BondCall {
                     step,
                     plugin: law.plugin.clone(),
-                    functor: law.name.clone(),
-                    a: b.ids[0] as u32,
-                    b: b.ids[1] as u32,
+                    law: law.name.clone(),
+                    a: b.ids[0],
+                    b: b.ids[1],
                     message: format!(
-                        "bond: returned force {:?}, torque {:?}, elastic {}, damping {} at a \
+                        "returned force {:?}, torque {:?}, elastic {}, damping {} at a \
                          gap of {gap:e} m (every value must be finite)",
                         [out.force.x, out.force.y, out.force.z],
                         [out.torque.x, out.torque.y, out.torque.z],

@@ -55,6 +55,25 @@ pub enum DemError {
         /// What happened.
         message: String,
     },
+    /// A bond law failed during a step.
+    #[error(
+        "step {step}: {law} (plugin {plugin}) failed on the bond between particles {a} and \
+         {b}: {message}"
+    )]
+    BondCall {
+        /// Step number.
+        step: u64,
+        /// Plugin name.
+        plugin: String,
+        /// Bond law name.
+        law: String,
+        /// Scene id of the bond's first sphere.
+        a: u64,
+        /// Scene id of its second sphere.
+        b: u64,
+        /// What happened.
+        message: String,
+    },
     /// A checkpoint cannot be read or does not fit this solver, its plugins or its scene.
     #[error("{path}: {reason}")]
     Checkpoint {
