@@ -196,9 +196,10 @@ impl Bond for ParallelBond {
             -b.kn * b.inertia * phi.y,
             -b.kn * b.inertia * phi.z,
         );
-        let bending = torque.y.hypot(torque.z);
+        let bending = (torque.y * torque.y + torque.z * torque.z).sqrt();
         let sigma = b.kn * dn + bending * b.radius / b.inertia;
-        let tau = force.y.hypot(force.z) / b.area + torque.x.abs() * b.radius / b.polar;
+        let tau = (force.y * force.y + force.z * force.z).sqrt() / b.area
+            + torque.x.abs() * b.radius / b.polar;
         let elastic = 0.5
             * (b.kn * b.area * dn * dn
                 + b.ks * b.area * (us.y * us.y + us.z * us.z)

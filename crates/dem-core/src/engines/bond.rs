@@ -2,9 +2,11 @@
 //! outlive contact, made at t = 0 by the scene's rules and broken by their law.
 //!
 //! A bond is kept by the scene ids of its two spheres, so that it follows them through
-//! every reordering; the list is sorted by those ids and walked in that order every step
-//! (after the contacts' forces are gathered), so that its sums depend neither on the
-//! number of threads nor on the run's history, and a checkpoint restores it as it was.
+//! every reordering; the list is sorted by those ids. Every step (after the contacts'
+//! forces are gathered) the threads compute the bonds, each a run of the list, and the
+//! forces are then applied and the energies summed in list order, so that the sums depend
+//! neither on the number of threads nor on the run's history, and a checkpoint restores
+//! the list as it was.
 //!
 //! Each step a bond's geometry is that of a contact between its two spheres, whatever
 //! their gap: normal along the line of centres, gap `|x2 - x1| - r1 - r2`, point half-way
@@ -27,6 +29,7 @@ use crate::engines::reorder::ParticleOrder;
 use crate::model::energy::Ledger;
 use crate::model::particles::{Particles, Shape};
 use crate::support::error::DemError;
+use crate::support::team::{FirstError, Parts, Team};
 use dem_api::{BondBox, BondInput, BondStiffness, L6Geom, LawPair, Material, RawGeom, Vec3};
 use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
@@ -107,6 +110,36 @@ pub struct Bonds {
     pub laws: Vec<BondLawEntry>,
     /// The bonds.
     pub set: BondSet,
+    /// The step's outcome of each bond (a buffer kept between steps).
+    outcomes: Vec<Outcome>,
+}
+
+/// How a bond's step ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+enum End {
+    /// It holds: its force acts.
+    #[default]
+    Holds,
+    /// It broke: nothing acts, its energy is released.
+    Broke,
+    /// One of its spheres is gone.
+    Gone,
+}
+
+/// What one bond's step gives, applied by the caller in list order.
+#[derive(Clone, Copy, Debug, Default)]
+struct Outcome {
+    end: End,
+    /// Storage indices of its spheres.
+    spheres: [u32; 2],
+    /// The force on sphere 2 (sphere 1 takes its opposite), global frame, N.
+    force: Vector3<f64>,
+    /// The torques on spheres 1 and 2 (the force's moments and the law's torque), N m.
+    torques: [Vector3<f64>; 2],
+    /// Energy stored (holds) or released (broke), J.
+    elastic: f64,
+    /// Energy dissipated over the step, J.
+    damping: f64,
 }
 
 /// A sphere's radius (bonds join spheres only; the set-up refuses the rest).
@@ -201,6 +234,11 @@ impl Bonds {
     /// One step of every bond: its geometry and law at t, its force and moments added to
     /// the spheres' (after the contacts' gather); returns the energies to book (see
     /// [`BondSums::book`]). A bond that breaks, or whose sphere is gone, leaves the list.
+    ///
+    /// The bonds are computed by the members of `team`, each a run of the list (a bond
+    /// reads the particles and writes only itself), then applied to the spheres and
+    /// summed in list order by the caller: the same bits for any number of members.
+    #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         p: &mut Particles,
@@ -209,136 +247,68 @@ impl Bonds {
         dt: f64,
         step: u64,
         opt: &L6Options,
+        team: &Team,
     ) -> Result<BondSums, DemError> {
-        let n = p.len();
-        let laws = &self.laws;
-        let set = &mut self.set;
-        let mut failure = None;
-        let (mut elastic, mut damping, mut released, mut outflow) = (0.0, 0.0, 0.0, 0.0);
-        let (mut broken, mut removed) = (0u64, 0u64);
-        set.list.retain_mut(|b| {
-            if failure.is_some() {
-                return true;
-            }
-            let (i, j) = (
-                order.index(b.ids[0] as usize),
-                order.index(b.ids[1] as usize),
-            );
-            if i >= n || j >= n {
-                outflow += b.elastic;
-                removed += 1;
-                return false;
-            }
-            let law = &laws[b.law as usize];
-            let (r1, r2) = (radius(p, i), radius(p, j));
-            let d = p.pos[j] - p.pos[i];
-            let dist = d.norm();
-            let normal = d / dist;
-            let gap = dist - r1 - r2;
-            let raw = RawGeom {
-                touching: 1,
-                point: v3(&(p.pos[i] + normal * (r1 + 0.5 * gap))),
-                normal: v3(&normal),
-                gap,
-                radius1: r1,
-                radius2: r2,
-                area: std::f64::consts::PI * r1.min(r2).powi(2),
-                weight: 1.0,
-            };
-            let (b1, b2) = (kin(p, i), kin(p, j));
-            let is_new = b.l6.is_none();
-            let l6 = match &mut b.l6 {
-                Some(l6) => {
-                    l6.update(&raw, &b1, &b2, dt, opt);
-                    l6
+        let count = self.set.list.len();
+        let mut outcomes = std::mem::take(&mut self.outcomes);
+        outcomes.clear();
+        outcomes.resize(count, Outcome::default());
+        {
+            let laws = &self.laws;
+            let bonds = Parts::new(&mut self.set.list);
+            let outs = Parts::new(&mut outcomes);
+            let first = FirstError::new();
+            let particles: &Particles = p;
+            team.run(|t| {
+                let r = team.range(count, t);
+                // SAFETY: the members' ranges are disjoint.
+                let (bonds, outs) = unsafe { (bonds.take(r.clone()), outs.take(r.clone())) };
+                for (k, (b, o)) in bonds.iter_mut().zip(outs).enumerate() {
+                    match advance(b, laws, particles, order, materials, dt, step, opt) {
+                        Ok(done) => *o = done,
+                        Err(e) => {
+                            first.keep(r.start + k, e);
+                            return;
+                        }
+                    }
                 }
-                None => b.l6.insert(L6State::create(&raw, &b1, &b2, opt)),
-            };
-            let mut geom = L6Geom::default();
-            l6.write_api(&mut geom);
-            let input = BondInput {
-                geom,
-                pair: Self::pair(p, materials, i, j),
-                dt,
-                is_new: is_new as u32,
-            };
-            let out = law.functor.bond(&input, b.state.as_mut_slice().into());
-            let values = [
-                out.force.x,
-                out.force.y,
-                out.force.z,
-                out.torque.x,
-                out.torque.y,
-                out.torque.z,
-                out.elastic,
-                out.damping,
-            ];
-            if values.iter().any(|x| !x.is_finite()) || !normal.iter().all(|x| x.is_finite()) {
-                failure = Some(DemError::BondCall {
-                    step,
-                    plugin: law.plugin.clone(),
-                    law: law.name.clone(),
-                    a: b.ids[0],
-                    b: b.ids[1],
-                    message: format!(
-                        "returned force {:?}, torque {:?}, elastic {}, damping {} at a \
-                         gap of {gap:e} m (every value must be finite)",
-                        [out.force.x, out.force.y, out.force.z],
-                        [out.torque.x, out.torque.y, out.torque.z],
-                        out.elastic,
-                        out.damping
-                    ),
-                });
-                return true;
-            }
-            damping += out.damping;
-            if out.broken != 0 {
-                let rates = out.force.x * geom.u_dot.x
-                    + out.force.y * geom.u_dot.y
-                    + out.force.z * geom.u_dot.z
-                    + out.torque.x * geom.phi_dot.x
-                    + out.torque.y * geom.phi_dot.y
-                    + out.torque.z * geom.phi_dot.z;
-                released += out.elastic + 0.5 * dt * rates;
-                broken += 1;
-                tracing::debug!(
-                    target: "dem::bond",
-                    step,
-                    a = b.ids[0],
-                    b = b.ids[1],
-                    "bond broke"
-                );
-                return false;
-            }
-            // Local to global: the frame's rows are the local axes.
-            let to_global = |v: &Vec3| -> Vector3<f64> {
-                let t: Matrix3<f64> = l6.frame.transpose();
-                t * na(v)
-            };
-            let f = to_global(&out.force);
-            let t = to_global(&out.torque);
-            let [m1, m2] =
-                contact_torques(&l6.point, &normal, l6.lens, [&p.pos[i], &p.pos[j]], &f, opt);
-            p.force[i] -= f;
-            p.force[j] += f;
-            p.torque[i] += m1 - t;
-            p.torque[j] += m2 + t;
-            b.force = f;
-            b.elastic = out.elastic;
-            elastic += out.elastic;
-            true
-        });
-        if let Some(e) = failure {
-            return Err(e);
+            });
+            first.into_result()?;
         }
-        set.broken += broken;
-        set.removed += removed;
-        Ok(BondSums {
-            elastic,
-            damping,
-            released,
-            outflow,
-        })
+        let mut sums = BondSums::default();
+        let (mut broken, mut removed) = (0u64, 0u64);
+        for (b, o) in self.set.list.iter_mut().zip(&outcomes) {
+            match o.end {
+                End::Holds => {
+                    let (i, j) = (o.spheres[0] as usize, o.spheres[1] as usize);
+                    p.force[i] -= o.force;
+                    p.force[j] += o.force;
+                    p.torque[i] += o.torques[0];
+                    p.torque[j] += o.torques[1];
+                    sums.elastic += o.elastic;
+                    b.force = o.force;
+                    b.elastic = o.elastic;
+                }
+                End::Broke => {
+                    sums.released += o.elastic;
+                    broken += 1;
+                }
+                End::Gone => {
+                    sums.outflow += b.elastic;
+                    removed += 1;
+                }
+            }
+            sums.damping += o.damping;
+        }
+        let mut k = 0;
+        self.set.list.retain(|_| {
+            k += 1;
+            outcomes[k - 1].end == End::Holds
+        });
+        self.set.broken += broken;
+        self.set.removed += removed;
+        self.outcomes = outcomes;
+        Ok(sums)
     }
 
     /// The storage indices of the spheres of the intact bonds, sorted: on ranks, every
@@ -357,4 +327,131 @@ impl Bonds {
         out.dedup();
         out
     }
+}
+
+/// One bond's step: its geometry carried to t, its law called; what it gives, not yet
+/// applied.
+#[allow(clippy::too_many_arguments)]
+fn advance(
+    b: &mut Bond,
+    laws: &[BondLawEntry],
+    p: &Particles,
+    order: &ParticleOrder,
+    materials: &[Material],
+    dt: f64,
+    step: u64,
+    opt: &L6Options,
+) -> Result<Outcome, DemError> {
+    let n = p.len();
+    let (i, j) = (
+        order.index(b.ids[0] as usize),
+        order.index(b.ids[1] as usize),
+    );
+    if i >= n || j >= n {
+        return Ok(Outcome {
+            end: End::Gone,
+            ..Outcome::default()
+        });
+    }
+    let law = &laws[b.law as usize];
+    let (r1, r2) = (radius(p, i), radius(p, j));
+    let d = p.pos[j] - p.pos[i];
+    let dist = d.norm();
+    let normal = d / dist;
+    let gap = dist - r1 - r2;
+    let raw = RawGeom {
+        touching: 1,
+        point: v3(&(p.pos[i] + normal * (r1 + 0.5 * gap))),
+        normal: v3(&normal),
+        gap,
+        radius1: r1,
+        radius2: r2,
+        area: std::f64::consts::PI * r1.min(r2).powi(2),
+        weight: 1.0,
+    };
+    let (b1, b2) = (kin(p, i), kin(p, j));
+    let is_new = b.l6.is_none();
+    let l6 = match &mut b.l6 {
+        Some(l6) => {
+            l6.update(&raw, &b1, &b2, dt, opt);
+            l6
+        }
+        None => b.l6.insert(L6State::create(&raw, &b1, &b2, opt)),
+    };
+    let mut geom = L6Geom::default();
+    l6.write_api(&mut geom);
+    let input = BondInput {
+        geom,
+        pair: Bonds::pair(p, materials, i, j),
+        dt,
+        is_new: is_new as u32,
+    };
+    let out = law.functor.bond(&input, b.state.as_mut_slice().into());
+    let values = [
+        out.force.x,
+        out.force.y,
+        out.force.z,
+        out.torque.x,
+        out.torque.y,
+        out.torque.z,
+        out.elastic,
+        out.damping,
+    ];
+    if values.iter().any(|x| !x.is_finite()) || !normal.iter().all(|x| x.is_finite()) {
+        return Err(DemError::BondCall {
+            step,
+            plugin: law.plugin.clone(),
+            law: law.name.clone(),
+            a: b.ids[0],
+            b: b.ids[1],
+            message: format!(
+                "returned force {:?}, torque {:?}, elastic {}, damping {} at a gap of {gap:e} \
+                 m (every value must be finite)",
+                [out.force.x, out.force.y, out.force.z],
+                [out.torque.x, out.torque.y, out.torque.z],
+                out.elastic,
+                out.damping
+            ),
+        });
+    }
+    let spheres = [i as u32, j as u32];
+    if out.broken != 0 {
+        let rates = out.force.x * geom.u_dot.x
+            + out.force.y * geom.u_dot.y
+            + out.force.z * geom.u_dot.z
+            + out.torque.x * geom.phi_dot.x
+            + out.torque.y * geom.phi_dot.y
+            + out.torque.z * geom.phi_dot.z;
+        tracing::debug!(target: "dem::bond", step, a = b.ids[0], b = b.ids[1], "bond broke");
+        return Ok(Outcome {
+            end: End::Broke,
+            spheres,
+            elastic: out.elastic + 0.5 * dt * rates,
+            damping: out.damping,
+            ..Outcome::default()
+        });
+    }
+    // Local to global: the frame's rows are the local axes.
+    let to_global = |v: &Vec3| -> Vector3<f64> {
+        let t: Matrix3<f64> = l6.frame.transpose();
+        t * na(v)
+    };
+    let force = to_global(&out.force);
+    let torque = to_global(&out.torque);
+    let [m1, m2] = contact_torques(
+        &l6.point,
+        &normal,
+        l6.lens,
+        [&p.pos[i], &p.pos[j]],
+        &force,
+        opt,
+    );
+    Ok(Outcome {
+        end: End::Holds,
+        spheres,
+        force,
+        torques: [m1 - torque, m2 + torque],
+        elastic: out.elastic,
+        damping: out.damping,
+    })
 }

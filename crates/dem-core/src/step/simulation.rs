@@ -344,6 +344,7 @@ impl Simulation {
                     self.integrator.dt,
                     self.step,
                     &self.l6,
+                    &self.team,
                 )?;
                 self.timing.law += t.elapsed().as_secs_f64();
                 Some(sums)
