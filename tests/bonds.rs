@@ -512,3 +512,40 @@ fn a_failing_bond_law_stops_the_run_with_the_bond_named() {
         "{e}"
     );
 }
+
+#[test]
+fn a_reform_rule_bonds_pairs_that_come_within_its_distance() {
+    // Sphere 2 approaches at 0.01 m/s from a gap of 5.05 um: the gap is within 1 um from
+    // step 405 on, and the rule, passing every 10 steps, bonds the pair at step 410.
+    let start = 2.0 * R + 5.05e-6;
+    let text = pulled([-0.01, 0.0, 0.0], "", 1000)
+        .replace(
+            "between: Within(1e-4))",
+            "between: Within(1e-6), reform: 10)",
+        )
+        .replace(
+            &format!("center: ({L}, 0, 0)"),
+            &format!("center: ({start}, 0, 0)"),
+        );
+    let mut sim = sim_from_text(&text, "reform.ron").unwrap();
+    assert_eq!(sim.bonds.set.made, 0, "apart at t = 0");
+    sim.run_steps(410).unwrap();
+    assert!(sim.bonds.set.list.is_empty(), "not yet at step 409");
+    sim.run_steps(1).unwrap();
+    assert_eq!(
+        (sim.bonds.set.list.len(), sim.bonds.set.made),
+        (1, 1),
+        "made at step 410"
+    );
+    // Made unloaded: the law's gap at onset is the gap of step 410.
+    let b = &sim.bonds.set.list[0];
+    let gap = b.l6.unwrap().u.x;
+    assert!((b.state[0] - gap).abs() < 1e-12 * R, "{:?}", b.state);
+    assert!(
+        (gap - (start - 2.0 * R - 410.0 * 1e-8)).abs() < 1e-12,
+        "{gap}"
+    );
+    // A File rule lists the pairs of t = 0: it cannot make bonds anew.
+    let e = refused(&text.replace("Within(1e-6), reform: 10", "File(\"x.csv\"), reform: 10"));
+    assert!(e.contains("reform") && e.contains("Within"), "{e}");
+}

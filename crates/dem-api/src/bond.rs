@@ -2,7 +2,8 @@
 //! between the grains of a rock.
 //!
 //! A bond joins two spheres from the step the scene creates it (at set-up, by a rule of
-//! the scene's `bonds`) until its law says it broke; it is never made again. While it
+//! the scene's `bonds`, or during the run where the rule asks) until its law says it
+//! broke; only such a rule makes it again. While it
 //! holds, it acts **beside** the pair's contact law, whatever the gap: the contact law
 //! still pushes the spheres apart where they overlap, as in Potyondy and Cundall's bonded
 //! particle model, and after the bond breaks the contact law alone remains.

@@ -34,6 +34,17 @@ use dem_api::{BondBox, BondInput, BondStiffness, L6Geom, LawPair, Material, RawG
 use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 
+/// A rule that makes bonds during the run (a scene's `reform`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reform {
+    /// Steps between two passes.
+    pub every: u64,
+    /// The largest gap of a pair it bonds, m.
+    pub within: f64,
+    /// The materials of the two spheres (indices of the simulation's materials).
+    pub materials: (Vec<u32>, Vec<u32>),
+}
+
 /// One bond law the scene chose, with the pairs of materials it joins.
 pub struct BondLawEntry {
     /// Bond law name.
@@ -44,6 +55,8 @@ pub struct BondLawEntry {
     pub materials: (String, String),
     /// Names of its per-bond state slots.
     pub slots: Vec<String>,
+    /// Its rule's bonding during the run, if the scene asks for it.
+    pub reform: Option<Reform>,
     /// The plugin's object.
     pub functor: BondBox,
 }
@@ -309,6 +322,34 @@ impl Bonds {
         self.set.removed += removed;
         self.outcomes = outcomes;
         Ok(sums)
+    }
+
+    /// Adds a bond of law `law` between each of `pairs` (scene ids, the smaller first)
+    /// that holds none, unloaded at its next step; returns how many were made.
+    pub fn make(&mut self, law: u32, pairs: impl IntoIterator<Item = [u64; 2]>) -> u64 {
+        let slots = self.laws[law as usize].slots.len();
+        let held: std::collections::BTreeSet<[u64; 2]> =
+            self.set.list.iter().map(|b| b.ids).collect();
+        let before = self.set.list.len();
+        for ids in pairs {
+            if !held.contains(&ids) {
+                self.set.list.push(Bond {
+                    ids,
+                    law,
+                    l6: None,
+                    state: vec![0.0; slots],
+                    force: Vector3::zeros(),
+                    elastic: 0.0,
+                });
+            }
+        }
+        let made = (self.set.list.len() - before) as u64;
+        if made > 0 {
+            self.set.list.sort_by_key(|b| b.ids);
+            self.set.list.dedup_by_key(|b| b.ids);
+            self.set.made += made;
+        }
+        made
     }
 
     /// The storage indices of the spheres of the intact bonds, sorted: on ranks, every

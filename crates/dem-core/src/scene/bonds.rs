@@ -18,6 +18,11 @@ pub struct BondSpec {
     pub params: Option<Box<RawValue>>,
     /// Which pairs of those materials it bonds.
     pub between: BondRule,
+    /// Every this many steps (0, the default: never), bond anew the pairs its `Within`
+    /// rule picks then that hold no bond, those whose bond broke among them: sintering,
+    /// agglomeration. A bond made during the run is unloaded at its gap then.
+    #[serde(default)]
+    pub reform: u64,
 }
 
 /// The pairs a rule bonds, chosen once at t = 0.

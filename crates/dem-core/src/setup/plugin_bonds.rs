@@ -3,7 +3,7 @@
 //! bonds at t = 0 (those within its distance, or those its file lists). A pair two rules
 //! would bond takes the first rule's law.
 
-use crate::engines::bond::{Bond, BondLawEntry, BondSet, Bonds};
+use crate::engines::bond::{Bond, BondLawEntry, BondSet, Bonds, Reform};
 use crate::model::particles::{Particles, Shape};
 use crate::scene::{BondRule, Scene};
 use crate::setup::plugins::{Plugin, PluginSet};
@@ -98,6 +98,18 @@ pub fn build(
             let (a, b) = (particles.material[i], particles.material[j]);
             (ma.contains(&a) && mb.contains(&b)) || (ma.contains(&b) && mb.contains(&a))
         };
+        let reform = match (&spec.between, spec.reform) {
+            (_, 0) => None,
+            (BondRule::Within(d), every) => Some(Reform {
+                every,
+                within: *d,
+                materials: (ma.iter().copied().collect(), mb.iter().copied().collect()),
+            }),
+            (BondRule::File(_), _) => return Err(at(
+                "reform: bonds are made anew by a Within rule (a File lists the pairs of t = 0)"
+                    .into(),
+            )),
+        };
         let pairs = match &spec.between {
             BondRule::Within(d) => {
                 if !(d.is_finite() && *d >= 0.0) {
@@ -121,6 +133,7 @@ pub fn build(
             plugin,
             materials: spec.materials.clone(),
             slots,
+            reform,
             functor,
         });
     }
@@ -147,6 +160,28 @@ pub fn build(
 /// Can particle `i` be bonded: a sphere, not a clump's member?
 fn bondable(p: &Particles, clump_of: &[u32], i: usize) -> bool {
     sphere_radius(p, i).is_some() && clump_of.get(i).is_none_or(|&c| c == u32::MAX)
+}
+
+/// The pairs (scene ids, the smaller first) that `rule` bonds now among `particles`
+/// (storage indices mapped to scene ids by `id`), `clump_of` by storage index.
+pub fn reformed(
+    rule: &Reform,
+    particles: &Particles,
+    clump_of: &[u32],
+    id: impl Fn(usize) -> u64,
+) -> Vec<[u64; 2]> {
+    let (ma, mb) = &rule.materials;
+    let matches = |i: usize, j: usize| {
+        let (a, b) = (particles.material[i], particles.material[j]);
+        (ma.contains(&a) && mb.contains(&b)) || (ma.contains(&b) && mb.contains(&a))
+    };
+    within(particles, clump_of, rule.within, &matches)
+        .into_iter()
+        .map(|(i, j)| {
+            let (a, b) = (id(i), id(j));
+            [a.min(b), a.max(b)]
+        })
+        .collect()
 }
 
 /// Every pair `(i, j)`, `i < j`, of bondable spheres that `matches` whose surfaces are at

@@ -40,6 +40,7 @@ use watched::Watched;
 
 mod active_threads;
 mod added;
+mod bonding;
 mod build;
 pub mod changes;
 mod control;
@@ -336,6 +337,7 @@ impl Simulation {
         let bonded = match self.bonds.is_empty() {
             true => None,
             false => {
+                self.reform_bonds();
                 let t = Instant::now();
                 let sums = self.bonds.step(
                     &mut self.particles,

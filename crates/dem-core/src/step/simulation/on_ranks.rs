@@ -35,6 +35,9 @@ impl Simulation {
             if !self.exchanges.is_empty() {
                 return refuse("a scene with particle fields");
             }
+            if self.bonds.laws.iter().any(|l| l.reform.is_some()) {
+                return refuse("bonds made anew during the run (`reform`)");
+            }
             if self.reshaped {
                 return refuse("a run whose particles were added or removed from outside");
             }
