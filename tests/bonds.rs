@@ -36,9 +36,9 @@ fn area() -> f64 {
     PI * R * R
 }
 
-/// A scene of `n` spheres in a row along x, the first clamped, bonded neighbour to
-/// neighbour by `Bond_Parallel` with `params` (after `modulus`).
-fn chain(n: usize, params: &str, extra: &str) -> String {
+/// A scene of steel spheres, `bodies` after one clamped at the origin, bonded where
+/// within 0.1 mm by `Bond_Parallel` with `params` (after `modulus`), and `extra` settings.
+fn bonded(bodies: &str, params: &str, extra: &str) -> String {
     format!(
         r#"Scene(
     materials: {{ "steel": (density: {DENSITY}, young: 1e9, poisson: 0.3, friction: 0.3) }},
@@ -47,12 +47,21 @@ fn chain(n: usize, params: &str, extra: &str) -> String {
              params: (modulus: {MODULUS}, {params}), between: Within(1e-4))],
     bodies: [
         Sphere(center: (0, 0, 0), radius: {R}, material: "steel", blocked: "xyzXYZ"),
-        Lattice(origin: ({L}, 0, 0), count: ({}, 1, 1), spacing: {L}, radius: {R}, material: "steel"),
+        {bodies}
     ],
     {extra}
-)"#,
-        n - 1
+)"#
     )
+}
+
+/// A scene of `n` spheres in a row along x, the first clamped, bonded neighbour to
+/// neighbour by `Bond_Parallel` with `params` (after `modulus`).
+fn chain(n: usize, params: &str, extra: &str) -> String {
+    let row = format!(
+        r#"Lattice(origin: ({L}, 0, 0), count: ({}, 1, 1), spacing: {L}, radius: {R}, material: "steel"),"#,
+        n - 1
+    );
+    bonded(&row, params, extra)
 }
 
 /// Runs `sim` in rounds of `round` steps until `measure` (a tip's displacement or turn)
@@ -183,20 +192,14 @@ fn the_shipped_beam_sags_under_its_weight_as_point_loads_on_a_beam() {
 /// blocked degrees of freedom, in steps of 1 us.
 fn pulled(velocity: [f64; 3], params: &str, steps: u64) -> String {
     let [vx, vy, vz] = velocity;
-    format!(
-        r#"Scene(
-    materials: {{ "steel": (density: {DENSITY}, young: 1e9, poisson: 0.3, friction: 0.3) }},
-    laws: [(materials: ("*", "*"), law: "Law2_L6Geom_LinearElPl", params: (kt_kn: 0.25, restitution: 0.5))],
-    bonds: [(materials: ("steel", "steel"), bond: "Bond_Parallel",
-             params: (modulus: {MODULUS}, {params}), between: Within(1e-4))],
-    bodies: [
-        Sphere(center: (0, 0, 0), radius: {R}, material: "steel", blocked: "xyzXYZ"),
-        Sphere(center: ({L}, 0, 0), radius: {R}, material: "steel", blocked: "xyzXYZ",
-               velocity: ({vx}, {vy}, {vz})),
-    ],
-    timestep: Fixed(1e-6),
-    duration: Steps({steps}),
-)"#
+    let moved = format!(
+        r#"Sphere(center: ({L}, 0, 0), radius: {R}, material: "steel", blocked: "xyzXYZ",
+               velocity: ({vx}, {vy}, {vz})),"#
+    );
+    bonded(
+        &moved,
+        params,
+        &format!("timestep: Fixed(1e-6), duration: Steps({steps}),"),
     )
 }
 

@@ -14,6 +14,7 @@ mod fields;
 mod loads;
 mod motions;
 mod notebook;
+mod bonds;
 mod particle_fields;
 mod plugin_search;
 mod population;

@@ -6,7 +6,7 @@
 use crate::engines::bond::{Bond, BondLawEntry, BondSet, Bonds, Reform};
 use crate::model::particles::{Particles, Shape};
 use crate::scene::{BondRule, Scene};
-use crate::setup::plugins::{Plugin, PluginSet};
+use crate::setup::plugins::{build_named, find_named, Plugin, PluginSet};
 use crate::support::cell_bins::CellBins;
 use crate::support::error::DemError;
 use dem_api::{BondBox, BondInfo};
@@ -24,34 +24,13 @@ impl PluginSet {
 
     /// The plugin offering bond law `name` (the first loaded) and its entry.
     fn bond_law(&self, name: &str) -> Result<(&Plugin, &BondInfo), String> {
-        self.bond_laws()
-            .find(|(_, b)| b.name == name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = self.bond_laws().map(|(_, b)| b.name.as_str()).collect();
-                format!(
-                    "no loaded plugin offers the bond law `{name}`; bond laws loaded: {}",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                )
-            })
+        find_named(self.bond_laws(), |b| b.name.as_str(), name, "bond law")
     }
 
     /// Builds bond law `name` from RON parameter text.
     fn new_bond(&self, name: &str, params: &str) -> Result<(String, BondBox), String> {
         let (plugin, _) = self.bond_law(name)?;
-        let make = plugin.new_bond_fn().ok_or_else(|| {
-            format!(
-                "plugin {} lists bond laws but cannot build them",
-                plugin.name
-            )
-        })?;
-        let made = make(name.into(), params.into())
-            .into_result()
-            .map_err(|e| format!("{name} (plugin {}): {e}", plugin.name))?;
-        Ok((plugin.name.clone(), made))
+        build_named(plugin, plugin.new_bond_fn(), name, params, "bond law")
     }
 }
 

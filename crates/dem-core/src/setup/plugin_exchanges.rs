@@ -5,7 +5,7 @@
 use crate::engines::exchange::{ExchangeEntry, Exchanges, FieldDef};
 use crate::model::particles::Particles;
 use crate::scene::Scene;
-use crate::setup::plugins::{Plugin, PluginSet};
+use crate::setup::plugins::{build_named, find_named, Plugin, PluginSet};
 use crate::support::error::DemError;
 use dem_api::{ExchangeBox, ExchangeInfo, FieldInfo};
 use nalgebra::Vector3;
@@ -22,34 +22,13 @@ impl PluginSet {
     /// The plugin offering exchange `name` (the first loaded, as for functors) and its
     /// entry.
     fn exchange(&self, name: &str) -> Result<(&Plugin, &ExchangeInfo), String> {
-        self.exchanges()
-            .find(|(_, e)| e.name == name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = self.exchanges().map(|(_, e)| e.name.as_str()).collect();
-                format!(
-                    "no loaded plugin offers the exchange `{name}`; exchanges loaded: {}",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                )
-            })
+        find_named(self.exchanges(), |e| e.name.as_str(), name, "exchange")
     }
 
     /// Builds exchange `name` from RON parameter text.
     fn new_exchange(&self, name: &str, params: &str) -> Result<(String, ExchangeBox), String> {
         let (plugin, _) = self.exchange(name)?;
-        let make = plugin.new_exchange_fn().ok_or_else(|| {
-            format!(
-                "plugin {} lists exchanges but cannot build them",
-                plugin.name
-            )
-        })?;
-        let made = make(name.into(), params.into())
-            .into_result()
-            .map_err(|e| format!("{name} (plugin {}): {e}", plugin.name))?;
-        Ok((plugin.name.clone(), made))
+        build_named(plugin, plugin.new_exchange_fn(), name, params, "exchange")
     }
 }
 

@@ -521,3 +521,47 @@ fn symbols(path: &Path) -> Symbols {
 pub fn root_module_name() -> &'static str {
     <PluginRootRef as RootModule>::NAME
 }
+
+/// The first `(plugin, entry)` of `entries` whose name is `name` (the first loaded wins,
+/// as for functors), or an error naming the `what` (`"exchange"`, `"bond law"`) sought
+/// and those loaded.
+pub(crate) fn find_named<'a, T: 'a>(
+    entries: impl Iterator<Item = (&'a Plugin, &'a T)>,
+    name_of: impl Fn(&T) -> &str,
+    name: &str,
+    what: &str,
+) -> Result<(&'a Plugin, &'a T), String> {
+    let mut known = Vec::new();
+    for (p, e) in entries {
+        if name_of(e) == name {
+            return Ok((p, e));
+        }
+        known.push(name_of(e).to_string());
+    }
+    Err(format!(
+        "no loaded plugin offers the {what} `{name}`; {what}s loaded: {}",
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
+    ))
+}
+
+/// Builds `what` `name` of `plugin` from RON parameter text with the plugin's builder
+/// `make` (none: the plugin lists such items but cannot build them); returns the plugin's
+/// name and the object.
+pub(crate) fn build_named<B>(
+    plugin: &Plugin,
+    make: Option<extern "C" fn(RStr<'_>, RStr<'_>) -> abi_stable::std_types::RResult<B, RString>>,
+    name: &str,
+    params: &str,
+    what: &str,
+) -> Result<(String, B), String> {
+    let make =
+        make.ok_or_else(|| format!("plugin {} lists {what}s but cannot build them", plugin.name))?;
+    let made = make(name.into(), params.into())
+        .into_result()
+        .map_err(|e| format!("{name} (plugin {}): {e}", plugin.name))?;
+    Ok((plugin.name.clone(), made))
+}

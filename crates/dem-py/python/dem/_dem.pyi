@@ -220,6 +220,16 @@ class Simulation:
         """The scene's particle fields (e.g. ``["temperature"]``), in name order."""
     def field(self, name: str) -> npt.NDArray[np.float64]:
         """Values of particle field ``name`` in its unit (a temperature in K): (n,)."""
+    @property
+    def bonds(self) -> Dict[str, npt.NDArray[Any]]:
+        """The intact bonds at the last step (see docs/scenes.md, *Bonds*): ``ids``
+        ((n, 2) int64, the scene ids of each bond's spheres, the smaller first),
+        ``tension`` ((n,), N, negative in compression), ``shear_force`` ((n,), N) and
+        ``elastic`` ((n,), J)."""
+    @property
+    def bond_counts(self) -> Dict[str, int]:
+        """``made`` (at t = 0 and by ``reform`` rules since), ``intact``, ``broken``
+        and ``removed`` (gone with a removed sphere)."""
     def field_balance(self, name: str) -> Dict[str, float]:
         """``stored``, ``initial``, ``from_fixed_bodies``, ``inflow``, ``outflow``,
         ``balance_error`` and
