@@ -552,3 +552,35 @@ fn a_reform_rule_bonds_pairs_that_come_within_its_distance() {
     let e = refused(&text.replace("Within(1e-6), reform: 10", "File(\"x.csv\"), reform: 10"));
     assert!(e.contains("reform") && e.contains("Within"), "{e}");
 }
+
+#[test]
+fn the_stress_of_a_region_counts_its_bonds() {
+    use dem_core::engines::stress::{Region, Stress};
+    let v = 0.01;
+    let mut sim = sim_from_text(&pulled([v, 0.0, 0.0], "", 1000), "stress.ron").unwrap();
+    sim.run_steps(500).unwrap();
+    // The last step (499) stretched the bond by 499 v dt; the spheres have moved on by a
+    // step since, and the stress reads them where they are.
+    let tension = kn() * area() * 499.0 * v * 1e-6;
+    let d = L + 500.0 * v * 1e-6;
+    let region = Region {
+        min: [-0.01, -0.01, -0.01],
+        max: [0.03, 0.01, 0.01],
+    };
+    let volume = 0.04 * 0.02 * 0.02;
+    let s = Stress::of(&sim, Some(&region)).unwrap();
+    // Love-Weber: -T d / V of the bond (tension is negative stress), and the kinetic part
+    // of the two spheres' velocities about their mean (+-v/2 each).
+    let mass = DENSITY * 4.0 / 3.0 * PI * R.powi(3);
+    let expected = (-tension * d + mass * v * v / 2.0) / volume;
+    println!(
+        "s_xx {:.9e} Pa, expected {expected:.9e} Pa",
+        s.sigma[(0, 0)]
+    );
+    assert!(
+        (s.sigma[(0, 0)] / expected - 1.0).abs() < 1e-9,
+        "{} vs {expected}",
+        s.sigma[(0, 0)]
+    );
+    assert_eq!(s.coordination, 0.0, "a bond is not a contact");
+}

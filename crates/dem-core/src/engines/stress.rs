@@ -6,7 +6,7 @@
 //! `sigma = -(1/V) sum_p sum_{c of p} f_c,p (x) (x_c - x_p) + (1/V) sum_p m_p v'_p (x) v'_p`
 //!
 //! The first term is the contact part: for each particle `p` in the volume, each force
-//! `f_c,p` its contacts exert on it, times its branch from the particle's centre to the
+//! `f_c,p` its contacts (and bonds, at the bond's point) exert on it, times its branch from the particle's centre to the
 //! contact point `x_c` (walls included: a wall's push on the particles of a box is what
 //! the walls carry). The second is the kinetic part, with `v'` the velocity less the
 //! affine field of the periodic cell (`(dH/dt) H^-1 x`), or less the mean velocity of the
@@ -102,12 +102,17 @@ impl Stress {
     }
 }
 
+/// One force between two bodies for [`measure`]: the bodies, the point it acts at, the
+/// force on body 2, and whether it is a contact (counted in the coordination number; a
+/// bond is not).
+pub(crate) type PairForce = ((usize, usize), Vector3<f64>, Vector3<f64>, bool);
+
 /// The stress over `volume` of the particles of `rows` that are `inside` (row ids as the
 /// contacts name them), with the velocity field `drift` subtracted in the kinetic part.
-/// `contacts` gives each live contact's bodies, point and the force on its body 2;
-/// `periodic`: in a periodic cell (every row counts, the image rows too).
+/// `contacts` gives each live contact's (and bond's) bodies, point and the force on its
+/// body 2; `periodic`: in a periodic cell (every row counts, the image rows too).
 pub(crate) fn measure(
-    contacts: impl Iterator<Item = ((usize, usize), Vector3<f64>, Vector3<f64>)>,
+    contacts: impl Iterator<Item = PairForce>,
     materials: &[Material],
     periodic: bool,
     rows: &Particles,
@@ -121,14 +126,14 @@ pub(crate) fn measure(
     // In a periodic cell every particle row counts, the image rows too: a contact across
     // a face gets both its ends (the image row's share is the particle's).
     let counts = |b: usize| ball(b) && (inside(b) || periodic);
-    for ((b1, b2), point, force) in contacts {
+    for ((b1, b2), point, force, is_contact) in contacts {
         // Force on body 2 is `force`, on body 1 its opposite.
         for (b, f) in [(b1, -force), (b2, force)] {
             if counts(b) {
                 contact -= f * (point - rows.pos[b]).transpose();
             }
         }
-        if ball(b1) && ball(b2) && (inside(b1) || inside(b2)) {
+        if is_contact && ball(b1) && ball(b2) && (inside(b1) || inside(b2)) {
             pairs += 1;
         }
     }

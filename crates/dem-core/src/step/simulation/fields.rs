@@ -40,13 +40,16 @@ impl Simulation {
             vel: p.vel[i],
             mass: p.mass[i],
         });
+        // The bonds (none in a periodic cell) act at their point like contacts.
+        let bonds = self.bond_forces();
         let sides = self
             .contacts
             .live_with_geometry()
-            .flat_map(|(c, l6, pushed)| {
-                let (b1, b2) = c.bodies();
-                // The force on body 2 is `pushed.force`, on body 1 its opposite.
-                [(b1, -pushed.force), (b2, pushed.force)].map(|(b, force)| (b, force, l6.point))
+            .map(|(c, l6, pushed)| (c.bodies(), l6.point, pushed.force))
+            .chain(bonds)
+            .flat_map(|((b1, b2), point, force)| {
+                // The force on body 2 is `force`, on body 1 its opposite.
+                [(b1, -force), (b2, force)].map(|(b, force)| (b, force, point))
             })
             .filter(|&(b, _, _)| ball(rows, b))
             .map(|(b, force, point)| Side {

@@ -2,7 +2,7 @@
 //! over a box region of its particles.
 
 use super::Simulation;
-use crate::engines::stress::{measure, Region, Stress};
+use crate::engines::stress::{measure, PairForce, Region, Stress};
 use nalgebra::Vector3;
 
 impl Stress {
@@ -56,11 +56,14 @@ impl Stress {
     }
 }
 
-/// Each live contact of `sim`: its bodies, its point and the force on its body 2.
-fn contacts(
-    sim: &Simulation,
-) -> impl Iterator<Item = ((usize, usize), Vector3<f64>, Vector3<f64>)> + '_ {
+/// Each live contact of `sim`, then each intact bond: its bodies, its point and the
+/// force on its body 2 (a bond's at its last step).
+fn contacts(sim: &Simulation) -> impl Iterator<Item = PairForce> + '_ {
+    let bonds = sim
+        .bond_forces()
+        .map(|(pair, point, force)| (pair, point, force, false));
     sim.contacts
         .live_with_geometry()
-        .map(|(c, l6, pushed)| (c.bodies(), l6.point, pushed.force))
+        .map(|(c, l6, pushed)| (c.bodies(), l6.point, pushed.force, true))
+        .chain(bonds)
 }
