@@ -298,6 +298,11 @@ fn bits(sim: &Simulation) -> Vec<u64> {
     }
     out.extend(sim.ledger.row().iter().map(|x| x.to_bits()));
     out.push(sim.bonds.set.broken);
+    for (f, values) in sim.particles.fields.iter().enumerate() {
+        out.extend(values.iter().map(|x| x.to_bits()));
+        let l = &sim.exchanges.ledger[f];
+        out.extend([l.initial, l.boundary, l.stability].map(f64::to_bits));
+    }
     out
 }
 
@@ -422,20 +427,32 @@ fn bad_bonds_are_refused_with_the_field_named() {
 }
 
 /// A bonded block in a box (the ranks' test scene of `support/ranks.rs` with every
-/// touching pair bonded), squeezed by a piston: bonds break as it moves.
+/// touching pair bonded), squeezed by a piston: bonds break as it moves. Its lower half
+/// starts hot and conducts its heat through the contacts (`plugins/heat-conduction`).
 fn bonded_block() -> String {
     use dem_verification::ranks::{PISTON, SCENE};
-    SCENE.replace("PISTON", PISTON).replace(
-        "    bodies: [",
-        r#"    bonds: [(materials: ("m", "m"), bond: "Bond_Parallel",
+    // The box's lower walls touch the block (at 400 K, its upper ones at 300 K): they
+    // give and take heat.
+    let box_at = "Box(min: (-0.001, -0.001, -0.001)";
+    assert!(SCENE.contains(box_at));
+    SCENE
+        .replace("PISTON", PISTON)
+        .replace(box_at, "Box(min: (0, 0, 0)")
+        .replace(
+            "    bodies: [",
+            r#"    bonds: [(materials: ("m", "m"), bond: "Bond_Parallel",
              params: (modulus: 1e7, tensile_strength: 4e4, shear_strength: 4e4),
              between: Within(0))],
+    fields: {"temperature": (capacity: {"m": 800}, initial: 300,
+             set: [(region: Box(min: (-1, -1, -1), max: (1, 1, 0.01)), value: 400)])},
+    exchanges: [(materials: ("m", "m"), exchange: "Exchange_HeatConduction",
+                 params: (conductivity: 1e4))],
     bodies: ["#,
-    )
+        )
 }
 
 #[test]
-fn ranks_give_one_process_bonds_bitwise() {
+fn ranks_give_one_process_bonds_and_temperatures_bitwise() {
     let steps = 600;
     let run = |ranks: usize| -> Vec<Vec<u64>> {
         let handles: Vec<_> = dem_verification::ranks::group(ranks)
@@ -477,6 +494,13 @@ fn ranks_give_one_process_bonds_bitwise() {
         l.total() - start
     );
     assert!(sim.bonds.set.broken > 0 && !sim.bonds.set.list.is_empty());
+    let b = sim.exchanges.balance(0, &sim.particles);
+    let t = &sim.particles.fields[0];
+    let between = t.iter().filter(|&&x| x > 300.0 && x < 400.0).count();
+    println!("{between} spheres between 300 and 400 K; heat balance {b:?}");
+    assert!(between > 100, "heat flowed across the hot layer's face");
+    assert!(b.error.abs() < 1e-12 * b.stored, "{b:?}");
+    assert!(b.ledger.boundary != 0.0, "the walls exchanged heat");
     for ranks in [2, 4] {
         for (k, got) in run(ranks).into_iter().enumerate() {
             assert!(got == one, "rank {k} of {ranks} differs from one process");

@@ -5,9 +5,10 @@
 //! Each field has one value per particle (stored with the particles, in
 //! [`Particles::fields`], so that every reordering carries it) and a capacity per
 //! material. Each step, after the contact pass, every live contact whose two materials
-//! have an exchange of the field is handed to it, in the contacts' processing order (fixed
-//! by the run's history and kept by checkpoints, so that the sums depend neither on the
-//! number of threads nor on a resume), with the two bodies' values at t. The flows are summed onto
+//! have an exchange of the field is handed to it, in slot order (by functor, law and pair
+//! in storage order, so that each particle's sum depends neither on the number of threads,
+//! nor on a resume, nor on how MPI ranks share the contacts), with the two bodies' values
+//! at t. The flows are summed onto
 //! the particles, and each particle of finite mass moves explicitly, `v += dt Q / (m c)`;
 //! a body of infinite mass (a wall, a mesh) keeps its value, and the quantity it gives
 //! or takes is booked in the field's ledger ([`FieldLedger`]), as is what inserted
@@ -184,7 +185,14 @@ impl Exchanges {
     /// One step of every field: the flows of the live contacts at t, then each particle's
     /// value at t + dt. `owner` gives the particle a contact's body is (itself, or the
     /// particle an image row of a periodic cell images), `ids` a particle's scene id (for
-    /// errors).
+    /// errors). With `mine` (a mark per chunk of [`crate::engines::integrator::CHUNK`]
+    /// particles: a rank's, see [`crate::engines::ranks`]), only the marked chunks' values
+    /// are checked for stability and kept in the ledger's largest ratio (the others' sums
+    /// miss the contacts the rank does not hold; their owners send their values).
+    ///
+    /// Each particle's flows are summed in slot order (see
+    /// [`Contacts::try_each_live_in_slot_order`]), so that the sums are the same on a
+    /// rank that holds all of a particle's contacts and some others.
     #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
@@ -195,6 +203,7 @@ impl Exchanges {
         step: u64,
         owner: impl Fn(usize) -> usize,
         ids: impl Fn(usize) -> usize,
+        mine: Option<&[bool]>,
     ) -> Result<(), DemError> {
         let n = p.len();
         for buffers in [&mut self.flow, &mut self.conductance] {
@@ -207,7 +216,7 @@ impl Exchanges {
         let mut input = ExchangeInput::default();
         let (flow, conductance) = (&mut self.flow, &mut self.conductance);
         let (table, entries, nm) = (&self.table, &self.entries, self.materials);
-        contacts.try_each_live_for_law(|c, geom, onset| {
+        contacts.try_each_live_in_slot_order(|c, geom, onset| {
             let (i, j) = c.bodies();
             let (i, j) = (owner(i), owner(j));
             let (mi, mj) = (p.material[i], p.material[j]);
@@ -264,6 +273,10 @@ impl Exchanges {
                 }
                 let held = p.mass[i] * field.capacity[p.material[i] as usize];
                 let ratio = dt * self.conductance[f][i] / held;
+                if mine.is_some_and(|m| !m[i / crate::engines::integrator::CHUNK]) {
+                    *value += dt * q / held;
+                    continue;
+                }
                 if ratio > ledger.stability {
                     ledger.stability = ratio;
                 }

@@ -195,6 +195,22 @@ impl Ranks {
         }
     }
 
+    /// The largest of each of `values` over the ranks, in place.
+    pub fn max_each(&self, values: &mut [f64]) {
+        let mut all = Vec::new();
+        let at = self
+            .exchange
+            .all_gather(bytemuck::cast_slice(values), &mut all);
+        for bytes in at {
+            for (v, x) in values
+                .iter_mut()
+                .zip(all[bytes].chunks_exact(8).map(read_f64))
+            {
+                *v = v.max(x);
+            }
+        }
+    }
+
     /// Is `flag` set on any rank?
     pub fn any(&self, flag: bool) -> bool {
         let mut all = Vec::new();
@@ -347,6 +363,7 @@ impl Ranks {
             mine.extend_from_slice(p.vel[i].as_slice());
             mine.extend_from_slice(&[q.w, q.i, q.j, q.k]);
             mine.extend_from_slice(p.angvel[i].as_slice());
+            mine.extend(p.fields.iter().map(|f| f[i]));
         }
         if W > 0 {
             for s in &sums[self.chunks.clone()] {
@@ -371,6 +388,9 @@ impl Ranks {
                 p.vel[i] = v3(3);
                 p.ori[i] = UnitQuaternion::new_unchecked(Quaternion::new(v[6], v[7], v[8], v[9]));
                 p.angvel[i] = v3(10);
+                for f in p.fields.iter_mut() {
+                    f[i] = next();
+                }
             }
             if W > 0 {
                 let (chunks, _) = share_of(rank, self.size(), n);

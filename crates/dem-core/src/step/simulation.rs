@@ -324,7 +324,7 @@ impl Simulation {
         }
         if !self.exchanges.is_empty() {
             let (order, per) = (&self.order, self.periodic.as_ref());
-            self.exchanges.step(
+            let result = self.exchanges.step(
                 &mut self.particles,
                 &self.contacts,
                 &self.materials,
@@ -332,7 +332,20 @@ impl Simulation {
                 self.step,
                 |i| per.map_or(i, |per| per.owner(i as u32) as usize),
                 |i| order.id(i),
-            )?;
+                self.ranks.as_ref().map(Ranks::moved),
+            );
+            match &self.ranks {
+                None => result?,
+                Some(r) => {
+                    r.agree(result)?;
+                    let mut top: Vec<f64> =
+                        self.exchanges.ledger.iter().map(|l| l.stability).collect();
+                    r.max_each(&mut top);
+                    for (l, t) in self.exchanges.ledger.iter_mut().zip(top) {
+                        l.stability = t;
+                    }
+                }
+            }
         }
         let bonded = match self.bonds.is_empty() {
             true => None,

@@ -208,6 +208,24 @@ impl Contacts {
         Ok(())
     }
 
+    /// Calls `f` with each live contact, its geometry as a law reads it and its onset
+    /// data, in slot order (by functor, law, pair in storage order and term: an order
+    /// fixed by the particles' storage order alone, so that a sum over a particle's
+    /// contacts in it is the same on a rank that holds only some contacts, all of that
+    /// particle's), until `f` fails.
+    pub fn try_each_live_in_slot_order<E>(
+        &self,
+        mut f: impl FnMut(&Contact, &L6Geom, Onset) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut g = L6Geom::default();
+        for k in self.live_in_slot_order() {
+            let (block, at) = self.hot.block_of(k);
+            crate::engines::l6geom::hot::load_api(block, at, &mut g);
+            f(&self.list[k], &g, blocks::onset(block, at))?;
+        }
+        Ok(())
+    }
+
     /// The onset (creation time and normal velocity) of each live contact, in the order of
     /// [`Contacts::live_with_geometry`]. With the pair and its term, the creation time
     /// names a contact for its whole life, across checkpoints: a pair that separates and

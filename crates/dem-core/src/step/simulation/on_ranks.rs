@@ -32,9 +32,6 @@ impl Simulation {
             if self.fluid.is_some() {
                 return refuse("a scene with a fluid");
             }
-            if !self.exchanges.is_empty() {
-                return refuse("a scene with particle fields");
-            }
             if self.bonds.laws.iter().any(|l| l.reform.is_some()) {
                 return refuse("bonds made anew during the run (`reform`)");
             }
