@@ -494,3 +494,21 @@ fn a_failing_exchange_stops_the_run_with_the_exchange_and_contact_named() {
     let err = sim_from_text(&text, "badly.ron").err().unwrap().to_string();
     assert!(err.contains("declares a field named `bad name`"), "{err}");
 }
+
+#[test]
+fn the_critical_step_keeps_one_contact_of_the_widest_disc_stable() {
+    // A contact disc is no wider than the sphere: H <= 2 k R, and the explicit step of one
+    // contact is stable while dt <= m c / H. With a capacity of 1e-3 J/(kg K) that is
+    // far below the mechanical period, and Critical(0.5) takes half of it.
+    let capacity = 1e-3;
+    let text = pair_scene(2e-8, 1.0, 10)
+        .replace("timestep: Fixed(1)", "timestep: Critical(0.5)")
+        .replace(
+            &format!("{{\"steel\": {CAPACITY}}}"),
+            &format!("{{\"steel\": {capacity}}}"),
+        );
+    let sim = sim_from_text(&text, "critical.ron").unwrap();
+    let expected = 0.5 * mass() * capacity / (2.0 * CONDUCTIVITY * RADIUS);
+    println!("dt {:e} s, expected {expected:e} s", sim.dt());
+    assert!((sim.dt() / expected - 1.0).abs() < 1e-12);
+}

@@ -24,7 +24,7 @@
 //! ([`NewExchangeFn`]). [`crate::export_plugin!`] writes both; plugin authors implement
 //! [`crate::sdk::Exchange`] and list it under `exchanges:`.
 
-use crate::law::LawInput;
+use crate::law::{LawInput, LawPair};
 use crate::root::ParamDoc;
 use abi_stable::sabi_trait;
 use abi_stable::std_types::{RBox, RResult, RStr, RString, RVec};
@@ -78,6 +78,17 @@ pub trait ExchangeLaw: Send + Sync {
     /// The flow between the two bodies of one contact (see [`ExchangeOutput`]).
     #[sabi(last_prefix_field)]
     fn exchange(&self, input: &ExchangeInput) -> ExchangeOutput;
+
+    /// The largest conductance a contact between the two bodies of `pair` can have, in
+    /// flow unit per value unit (W/K for heat), or NaN when there is none (dem-api 0.5.5;
+    /// the default, which plugins built before it get). The solver keeps the time step of
+    /// `Critical(f)` below `f m c / bound` for every particle and material it can meet, the
+    /// field's stability limit for one contact (the step's own check covers the sum of
+    /// several).
+    fn conductance_bound(&self, pair: &LawPair) -> f64 {
+        let _ = pair;
+        f64::NAN
+    }
 }
 
 /// An exchange owned by the solver.

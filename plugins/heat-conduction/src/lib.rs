@@ -79,6 +79,11 @@ impl Exchange for HeatConduction {
         })
     }
 
+    /// The contact disc is no wider than the smaller body: `H <= 2 k min(R1, R2)`.
+    fn conductance_bound(&self, pair: &LawPair) -> Option<f64> {
+        Some(2.0 * self.conductivity * pair.radius[0].min(pair.radius[1]))
+    }
+
     fn exchange(&self, input: &ExchangeInput) -> ExchangeOutput {
         let c = &input.contact;
         let h = self.conductance(&c.pair, -c.geom.u.x);

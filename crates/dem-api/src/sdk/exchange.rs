@@ -9,6 +9,7 @@ use crate::exchange::{
     ExchangeBox, ExchangeInfo, ExchangeInput, ExchangeLaw, ExchangeLaw_TO, ExchangeOutput,
     FieldInfo,
 };
+use crate::law::LawPair;
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RBox, RResult};
 use serde::de::DeserializeOwned;
@@ -47,6 +48,15 @@ pub trait Exchange: Send + Sync + Sized + 'static {
 
     /// The flow from body 1 to body 2 and its conductance (see [`ExchangeOutput`]).
     fn exchange(&self, input: &ExchangeInput) -> ExchangeOutput;
+
+    /// The largest conductance a contact between the bodies of `pair` can have (flow unit
+    /// per value unit), if the exchange knows one: the solver keeps the time step of
+    /// `Critical(f)` below `f m c / bound` (the field's stability limit for one contact).
+    /// `None` (the default): no bound, the step's own check alone.
+    fn conductance_bound(&self, pair: &LawPair) -> Option<f64> {
+        let _ = pair;
+        None
+    }
 }
 
 /// The solver's handle on an [`Exchange`]: a panic is logged and becomes a NaN flow, which
@@ -54,6 +64,15 @@ pub trait Exchange: Send + Sync + Sized + 'static {
 struct ExchangeAdapter<E>(E);
 
 impl<E: Exchange> ExchangeLaw for ExchangeAdapter<E> {
+    fn conductance_bound(&self, pair: &LawPair) -> f64 {
+        catch_unwind(AssertUnwindSafe(|| self.0.conductance_bound(pair)))
+            .unwrap_or_else(|_| {
+                tracing::error!("{}::conductance_bound panicked", E::NAME);
+                Some(f64::NEG_INFINITY)
+            })
+            .unwrap_or(f64::NAN)
+    }
+
     fn exchange(&self, input: &ExchangeInput) -> ExchangeOutput {
         catch_unwind(AssertUnwindSafe(|| self.0.exchange(input))).unwrap_or_else(|_| {
             tracing::error!("{}::exchange panicked", E::NAME);

@@ -153,6 +153,55 @@ impl Exchanges {
         }
     }
 
+    /// The fields' shortest time constant on one contact, s: `min m c / H_max` over the
+    /// particles of finite mass and the bodies they can meet (a copy of themselves of each
+    /// material present, a wall of each), `H_max` the exchange's bound on a contact's
+    /// conductance ([`dem_api::ExchangeLaw::conductance_bound`]); infinite where no
+    /// exchange gives a bound. An `Err` names an exchange whose bound is negative or
+    /// infinite.
+    pub fn critical_step(&self, p: &Particles, materials: &[Material]) -> Result<f64, String> {
+        let present: std::collections::BTreeSet<u32> = p.material.iter().copied().collect();
+        let mut best = f64::INFINITY;
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..p.len() {
+            let (m, mi) = (p.mass[i], p.material[i]);
+            let Some(r) = p.shape[i].bounding_radius().filter(|_| m.is_finite()) else {
+                continue;
+            };
+            // One particle per material and size is enough.
+            if !seen.insert((mi, r.to_bits(), m.to_bits())) {
+                continue;
+            }
+            for &mj in &present {
+                for &e in &self.table[mi as usize * self.materials + mj as usize] {
+                    let entry = &self.entries[e];
+                    let c = self.fields[entry.field].capacity[mi as usize];
+                    for other in [r, f64::INFINITY] {
+                        let pair = LawPair {
+                            radius: [r, other],
+                            mass: [m, if other.is_finite() { m } else { f64::INFINITY }],
+                            material: [materials[mi as usize], materials[mj as usize]],
+                        };
+                        let h = entry.functor.conductance_bound(&pair);
+                        if h.is_nan() {
+                            continue;
+                        }
+                        if !(h >= 0.0 && h.is_finite()) {
+                            return Err(format!(
+                                "{} (plugin {}) reported a conductance bound of {h}",
+                                entry.name, entry.plugin
+                            ));
+                        }
+                        if h > 0.0 {
+                            best = best.min(m * c / h);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(best)
+    }
+
     /// Books what the particles `added` (just inserted) bring into each field's ledger.
     pub fn book_inserted(&mut self, p: &Particles, added: &[usize]) {
         for f in 0..self.fields.len() {

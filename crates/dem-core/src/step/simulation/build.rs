@@ -160,7 +160,10 @@ impl Simulation {
                 names.join(", ")
             )));
         }
-        let critical_dt = critical_dt.min(bonded_dt);
+        let field_dt = exchanges
+            .critical_step(&particles, &materials)
+            .map_err(|e| scene.error(format!("exchanges: {e}")))?;
+        let critical_dt = critical_dt.min(bonded_dt).min(field_dt);
         // The contacts' and bonds' shortest period, and the fluid's shortest relaxation
         // time.
         let critical_dt = match &fluid {
