@@ -160,6 +160,9 @@ impl Exchanges {
     /// exchange gives a bound. An `Err` names an exchange whose bound is negative or
     /// infinite.
     pub fn critical_step(&self, p: &Particles, materials: &[Material]) -> Result<f64, String> {
+        if self.entries.is_empty() {
+            return Ok(f64::INFINITY);
+        }
         let present: std::collections::BTreeSet<u32> = p.material.iter().copied().collect();
         let mut best = f64::INFINITY;
         let mut seen = std::collections::BTreeSet::new();
