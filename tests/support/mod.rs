@@ -296,3 +296,36 @@ pub fn read_vtk(paths: &[&Path]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("the reader prints JSON")
 }
+
+/// A simulation's state as bits, for bitwise comparisons: every particle's position,
+/// velocity and angular velocity in storage order, the bonds (ids, state, L6Geom `u` and
+/// `phi`), the ledger, the bonds broken, and each particle field's values and ledger.
+pub fn state_bits(sim: &dem_core::Simulation) -> Vec<u64> {
+    let p = &sim.particles;
+    let mut out: Vec<u64> = Vec::new();
+    for i in 0..p.len() {
+        out.extend(
+            p.pos[i]
+                .iter()
+                .chain(p.vel[i].iter())
+                .chain(p.angvel[i].iter())
+                .map(|x| x.to_bits()),
+        );
+    }
+    for b in &sim.bonds.set.list {
+        out.extend(b.ids);
+        out.extend(b.state.iter().map(|x| x.to_bits()));
+        out.extend(
+            b.l6.iter()
+                .flat_map(|l6| l6.u.iter().chain(l6.phi.iter()).map(|x| x.to_bits())),
+        );
+    }
+    out.extend(sim.ledger.row().iter().map(|x| x.to_bits()));
+    out.push(sim.bonds.set.broken);
+    for (f, values) in sim.particles.fields.iter().enumerate() {
+        out.extend(values.iter().map(|x| x.to_bits()));
+        let l = &sim.exchanges.ledger[f];
+        out.extend([l.initial, l.boundary, l.stability].map(f64::to_bits));
+    }
+    out
+}

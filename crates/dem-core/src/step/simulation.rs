@@ -44,6 +44,7 @@ mod bonding;
 mod build;
 pub mod changes;
 mod control;
+mod field_step;
 mod fields;
 mod loads;
 mod on_ranks;
@@ -323,29 +324,7 @@ impl Simulation {
             self.book_contacts(&totals);
         }
         if !self.exchanges.is_empty() {
-            let (order, per) = (&self.order, self.periodic.as_ref());
-            let result = self.exchanges.step(
-                &mut self.particles,
-                &self.contacts,
-                &self.materials,
-                self.integrator.dt,
-                self.step,
-                |i| per.map_or(i, |per| per.owner(i as u32) as usize),
-                |i| order.id(i),
-                self.ranks.as_ref().map(Ranks::moved),
-            );
-            match &self.ranks {
-                None => result?,
-                Some(r) => {
-                    r.agree(result)?;
-                    let mut top: Vec<f64> =
-                        self.exchanges.ledger.iter().map(|l| l.stability).collect();
-                    r.max_each(&mut top);
-                    for (l, t) in self.exchanges.ledger.iter_mut().zip(top) {
-                        l.stability = t;
-                    }
-                }
-            }
+            self.step_fields()?;
         }
         let bonded = match self.bonds.is_empty() {
             true => None,
