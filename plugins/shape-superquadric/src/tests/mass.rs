@@ -159,3 +159,54 @@ fn out_of_range_parameters_are_refused() {
         .contains("blockiness"));
     assert!(Superquadric::new([1.0, f64::NAN, 1.0], [2.0, 2.0]).is_err());
 }
+
+/// Directions spread over the sphere (a Fibonacci lattice), with the axes, the planes
+/// between them (zero components) and tiny components.
+fn spread(count: usize) -> Vec<[f64; 3]> {
+    let golden = PI * (3.0 - 5f64.sqrt());
+    let mut out: Vec<[f64; 3]> = (0..count)
+        .map(|i| {
+            let z = 1.0 - 2.0 * (i as f64 + 0.5) / count as f64;
+            let r = (1.0 - z * z).sqrt();
+            let phi = golden * i as f64;
+            [r * phi.cos(), r * phi.sin(), z]
+        })
+        .collect();
+    out.extend([
+        [1.0, 0.0, 0.0],
+        [0.0, -1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [0.6, 0.8, 0.0],
+        [0.0, -0.6, 0.8],
+        [1.0, 1e-200, -1e-9],
+    ]);
+    out
+}
+
+#[test]
+fn the_fast_support_point_is_the_generic_one() {
+    // `support_point` (in logarithms) against `support_over` (powers), which the
+    // derivatives use: the same map to round-off.
+    for (axes, n) in [
+        ([0.8, 0.5, 0.3], [5.0, 3.0]),
+        ([1.0, 1.0, 1.0], [2.0, 2.0]),
+        ([0.002, 0.003, 0.001], [10.0, 2.5]),
+        ([1.0, 2.0, 3.0], [3.0, 8.0]),
+    ] {
+        let s = Superquadric::new(axes, n).unwrap();
+        let size = s.bounding_radius;
+        for d in spread(2000) {
+            let (fast, generic) = (s.support_point(d), s.support_over(d));
+            for k in 0..3 {
+                assert!(
+                    (fast[k] - generic[k]).abs() <= 1e-13 * size,
+                    "{axes:?} {n:?} along {d:?}: {fast:?} against {generic:?}"
+                );
+            }
+            assert!(
+                (s.implicit(fast) - 1.0).abs() < 1e-12,
+                "{d:?}: off the surface"
+            );
+        }
+    }
+}
