@@ -38,10 +38,12 @@ fn state(sim: &Simulation) -> (Vec<[u64; 13]>, Vec<u64>) {
 }
 
 /// What a rank ends with: the compared state, how many reorderings and rebuilds of the
-/// broad phase happened, and how many contacts the rank holds.
-type Ending = ((Vec<[u64; 13]>, Vec<u64>), u64, u64, usize);
+/// broad phase happened, how many contacts the rank holds, and the last step with the
+/// unbalanced force every 10 steps before it (as bits).
+type Ending = ((Vec<[u64; 13]>, Vec<u64>), u64, u64, usize, (u64, Vec<u64>));
 
-/// The scene run `steps` steps on `ranks` ranks: what each rank ends with.
+/// The scene run `steps` steps on `ranks` ranks, or until its end (its duration, or its
+/// stop conditions): what each rank ends with.
 fn run(scene: &str, ranks: usize, steps: u64) -> Vec<Ending> {
     let scene = scene.to_string();
     let handles: Vec<_> = group(ranks)
@@ -58,17 +60,31 @@ fn run(scene: &str, ranks: usize, steps: u64) -> Vec<Ending> {
                     if ranks > 1 {
                         sim.distribute(Box::new(rank)).unwrap();
                     }
-                    let mut reorders = 0;
+                    let (mut reorders, mut unbalanced) = (0, Vec::new());
                     for _ in 0..steps {
+                        if sim.step >= sim.end_step {
+                            break;
+                        }
                         let last = sim.order.last;
                         sim.step().unwrap();
                         reorders += u64::from(sim.order.last != last);
+                        // Among ranks an exchange: every rank takes part.
+                        if sim.step.is_multiple_of(10) {
+                            unbalanced.push(sim.unbalanced_force().to_bits());
+                        }
                     }
                     let held = sim.contacts.list().len();
                     // A rank holds the state of its own particles and of those it reads;
                     // the outputs see every particle's, put together.
                     let rebuilds = sim.verlet.rebuilds;
-                    (sim.as_one_process(state).unwrap(), reorders, rebuilds, held)
+                    let last = (sim.step, unbalanced);
+                    (
+                        sim.as_one_process(state).unwrap(),
+                        reorders,
+                        rebuilds,
+                        held,
+                        last,
+                    )
                 })
             })
         })
@@ -80,7 +96,7 @@ fn run(scene: &str, ranks: usize, steps: u64) -> Vec<Ending> {
 /// many rebuilds between them (or without reordering, when `reordered` is false).
 fn same_on_ranks(scene: &str, reordered: bool) {
     let one = run(scene, 1, 1500).remove(0);
-    let (_, reorders, rebuilds, contacts) = one;
+    let (_, reorders, rebuilds, contacts, _) = one;
     let between = rebuilds.saturating_sub(reorders);
     assert!(
         (!reordered || reorders >= 5) && between >= 5 && contacts > 500,
@@ -99,6 +115,10 @@ fn same_on_ranks(scene: &str, reordered: bool) {
                 "{n} ranks: rank {rank}'s particles differ from one process's"
             );
             assert_eq!(r.0 .1, one.0 .1, "{n} ranks: rank {rank}'s ledger differs");
+            assert!(
+                r.4 == one.4,
+                "{n} ranks: rank {rank}'s unbalanced force differs"
+            );
         }
     }
 }
@@ -125,15 +145,45 @@ fn ranks_rebuild_without_reordering() {
 
 #[test]
 fn what_ranks_cannot_share_is_refused_with_its_name() {
-    // Every rank's unbalanced force would be its own share's: the stop is refused.
+    // Particles that appear and leave need an exchange of their own: refused.
     let scene = SCENE.replace("PISTON", "").replace(
         "duration: Steps(3000),",
-        "duration: Steps(3000), stop: [Unbalanced(0.01)],",
+        "duration: Steps(3000), outlets: [Outlet(name: \"low\", region: Box(min: (-1, -1, -1), \
+         max: (1, 1, 0.0005)))],",
     );
     let mut sim = sim_from_text(&scene, "ranks.ron").unwrap();
     let rank = group(2).remove(0);
     let e = sim.distribute(Box::new(rank)).unwrap_err().to_string();
-    assert!(e.contains("unbalanced force"), "{e}");
+    assert!(e.contains("inlets or outlets"), "{e}");
+}
+
+#[test]
+fn ranks_stop_on_the_unbalanced_force_at_one_process_step() {
+    // Each rank sums the unbalanced force over the chunks it owns and the ranks share
+    // the chunks' sums: every rank finds one process's value (compared every 10 steps,
+    // as in every test of this file), so all stop at its step with its bits. The spheres
+    // fly apart, then land: the first contacts on the floor bring the force below the
+    // threshold (a few contacts against the weight of every particle).
+    let scene = SCENE.replace("PISTON", "").replace(
+        "duration: Steps(3000),",
+        "duration: Steps(3000), stop: [Unbalanced(0.1)],",
+    );
+    let one = run(&scene, 1, 3000).remove(0);
+    let stopped = one.4 .0;
+    assert!((300..3000).contains(&stopped), "stopped at step {stopped}");
+    for n in [2, 4] {
+        for (rank, r) in run(&scene, n, 3000).into_iter().enumerate() {
+            assert_eq!(
+                r.4 .0, stopped,
+                "{n} ranks: rank {rank} stopped at another step"
+            );
+            assert!(
+                r.4 == one.4,
+                "{n} ranks: rank {rank}'s unbalanced force differs"
+            );
+            assert!(r.0 == one.0, "{n} ranks: rank {rank}'s state differs");
+        }
+    }
 }
 
 #[test]
@@ -155,7 +205,7 @@ fn ranks_share_rocks() {
         contacts: (skin: 0.3, reorder: 100),
     )"#;
     let one = run(scene, 1, 1500).remove(0);
-    let (_, reorders, rebuilds, contacts) = one;
+    let (_, reorders, rebuilds, contacts, _) = one;
     assert!(
         reorders >= 5 && rebuilds >= reorders + 5 && contacts > 100,
         "{reorders} reorderings, {rebuilds} rebuilds, {contacts} contacts"

@@ -80,9 +80,7 @@ fn isotropic_compression_reaches_the_target_at_rest() {
     assert_eq!(sim.periodic.as_ref().unwrap().cell.h, h, "the cell stopped");
     let s = Stress::of(&sim, None).unwrap();
     let faces = face_stress(&sim);
-    let forces = sim.contacts.live_forces().map(|(_, f)| f.force.norm());
-    let unbalanced =
-        dem_core::engines::servo::unbalanced(&sim.particles, sim.particles.len(), forces);
+    let unbalanced = sim.unbalanced_force();
     eprintln!(
         "stage ended at step {ended}; 2000 steps later: sigma diag {:?}, through the faces {:?}, \
          unbalanced {unbalanced:e}, phi {}, Z {}",

@@ -31,3 +31,4 @@ pub mod servo;
 pub mod stop;
 pub mod stress;
 pub mod template;
+pub mod unbalanced;

@@ -31,8 +31,11 @@
 //! - **Errors.** After the contacts' pass the ranks tell each other whether it failed: a
 //!   plugin's error on one rank stops every rank, with its message.
 //!
-//! Inlets and outlets, clumps, periodic cells, meshes moved by their contacts and a stop
-//! on the unbalanced force are refused for now (each needs its own exchange).
+//! - **The unbalanced force** (a stop on it) is summed per owned chunk, and the chunks'
+//!   sums shared ([`Ranks::share_chunks`]; see [`crate::engines::unbalanced`]).
+//!
+//! Inlets and outlets, clumps, periodic cells and meshes moved by their contacts are
+//! refused for now (each needs its own exchange).
 //!
 //! The transport is given by the caller as an [`Exchange`] (the `dem` executable's uses
 //! MPI): one collective operation, every rank's bytes to every rank.
@@ -400,6 +403,38 @@ impl Ranks {
             }
         }
         best
+    }
+
+    /// Gives every rank the values of every chunk (`W` per chunk of
+    /// [`crate::engines::integrator::CHUNK`] particles): each rank sends those of the
+    /// chunks it owns and takes the others'.
+    pub fn share_chunks<const W: usize>(&self, sums: &mut [[f64; W]]) {
+        let mine: Vec<f64> = sums[self.chunks.clone()]
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        let mut all = Vec::new();
+        let at = self
+            .exchange
+            .all_gather(bytemuck::cast_slice(&mine), &mut all);
+        let n = self.local.len();
+        for (rank, bytes) in at.into_iter().enumerate() {
+            if rank == self.rank() {
+                continue;
+            }
+            let (chunks, _) = share_of(rank, self.size(), n);
+            let mut values = all[bytes].chunks_exact(8).map(read_f64);
+            for s in &mut sums[chunks] {
+                s.iter_mut()
+                    .for_each(|x| *x = values.next().expect("a whole message"));
+            }
+        }
+    }
+
+    /// The chunks this rank owns.
+    pub fn chunks(&self) -> Range<usize> {
+        self.chunks.clone()
     }
 
     /// Gives every rank the force and torque of every particle (each rank sends those it

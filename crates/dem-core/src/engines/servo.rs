@@ -21,7 +21,6 @@
 
 use crate::engines::stress::Stress;
 use crate::model::cell::{Cell, Stage, Until};
-use crate::model::particles::Particles;
 use nalgebra::Matrix3;
 use serde::{Deserialize, Serialize};
 
@@ -139,25 +138,6 @@ impl Servo {
         }
         cell.gradient = l;
     }
-}
-
-/// Mean magnitude of the net force on the first `n` particles (the free ones) over the
-/// mean magnitude of the contact forces `contact_forces`: near 0 in static equilibrium,
-/// infinite without contact forces.
-pub fn unbalanced(p: &Particles, n: usize, contact_forces: impl Iterator<Item = f64>) -> f64 {
-    let (mut sum, mut count) = (0.0, 0usize);
-    for c in contact_forces {
-        sum += c;
-        count += 1;
-    }
-    if count == 0 || sum == 0.0 {
-        return f64::INFINITY;
-    }
-    let free: Vec<usize> = (0..n)
-        .filter(|&i| p.shape[i].bounding_radius().is_some())
-        .collect();
-    let net: f64 = free.iter().map(|&i| p.force[i].norm()).sum();
-    (net / free.len().max(1) as f64) / (sum / count as f64)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use serde::Deserialize;
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
 pub enum Stop {
     /// The unbalanced force (mean net force on the free particles over their mean contact
-    /// force, see [`crate::engines::servo::unbalanced`]) below this.
+    /// force, see [`crate::engines::unbalanced`]) below this.
     Unbalanced(f64),
     /// Every `Servo` wall's normal stress within this fraction of its target.
     WallStress(f64),

@@ -258,6 +258,13 @@ impl Contacts {
             .map(|(k, c)| (c, self.forces(k)))
     }
 
+    /// The live contacts with their forces, in slot order (see
+    /// [`Contacts::try_each_live_in_slot_order`]).
+    pub fn live_forces_in_slot_order(&self) -> impl Iterator<Item = (&Contact, Forces)> {
+        self.live_in_slot_order()
+            .map(|k| (&self.list[k], self.forces(k)))
+    }
+
     /// The live contact between particles `i` and `j`, if any.
     pub fn find(&self, i: u32, j: u32) -> Option<&Contact> {
         self.get(i, j).filter(|c| c.active())

@@ -5,6 +5,7 @@ use super::Simulation;
 use crate::engines::motion::Motion;
 use crate::engines::stop::Stop;
 use crate::engines::stress::Stress;
+use crate::engines::unbalanced;
 
 impl Simulation {
     /// The servo control of the periodic cell after a step (see [`crate::engines::servo`]); the run
@@ -19,9 +20,7 @@ impl Simulation {
         let Some(stress) = Stress::of(self, None) else {
             return;
         };
-        let forces = self.contacts.live_forces().map(|(_, f)| f.force.norm());
-        let unbalanced =
-            crate::engines::servo::unbalanced(&self.particles, self.particles.len(), forces);
+        let unbalanced = self.unbalanced_force();
         let step = self.step;
         let Some(per) = self.periodic.as_mut() else {
             return;
@@ -37,17 +36,34 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// The unbalanced force after the last step (see [`crate::engines::unbalanced`]);
+    /// among ranks every rank calls it at the same step, and all find the same value.
+    pub fn unbalanced_force(&self) -> f64 {
+        let p = &self.particles;
+        let mine = match &self.ranks {
+            Some(r) => r.chunks(),
+            None => 0..p.len().div_ceil(crate::engines::integrator::CHUNK),
+        };
+        let mut sums = unbalanced::chunk_sums(p, &self.contacts, mine);
+        if let Some(r) = &self.ranks {
+            r.share_chunks(&mut sums);
+        }
+        unbalanced::ratio(&sums)
+    }
+
     /// Do all the scene's conditions hold after the last step (false without conditions)?
     pub(crate) fn stops_reached(&self) -> bool {
         let sim = self;
         let stops = &sim.scene.stop;
+        // Computed before the conditions are tested (not only when the ones before it
+        // hold): among ranks it is an exchange, which every rank takes part in.
+        let unbalanced = stops
+            .iter()
+            .any(|s| matches!(s, Stop::Unbalanced(_)))
+            .then(|| sim.unbalanced_force());
         !stops.is_empty()
             && stops.iter().all(|s| match *s {
-                Stop::Unbalanced(x) => {
-                    let forces = sim.contacts.live_forces().map(|(_, f)| f.force.norm());
-                    let p = &sim.particles;
-                    crate::engines::servo::unbalanced(p, p.len(), forces) < x
-                }
+                Stop::Unbalanced(x) => unbalanced.is_some_and(|u| u < x),
                 Stop::WallStress(tol) => sim.motions.iter().all(|g| match g.motion {
                     Motion::Servo { stress, .. } => {
                         ((g.servo.stress - stress) / stress).abs() <= tol

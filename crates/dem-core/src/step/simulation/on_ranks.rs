@@ -5,7 +5,6 @@
 use super::Simulation;
 use crate::engines::contacts::Contacts;
 use crate::engines::ranks::{Exchange, Ranks};
-use crate::engines::stop::Stop;
 use crate::support::error::DemError;
 
 impl Simulation {
@@ -40,14 +39,6 @@ impl Simulation {
             }
             if !self.applied.is_empty() {
                 return refuse("a run with loads applied from outside");
-            }
-            if self
-                .scene
-                .stop
-                .iter()
-                .any(|s| matches!(s, Stop::Unbalanced(_)))
-            {
-                return refuse("a stop on the unbalanced force");
             }
         }
         let mut ranks = Ranks::new(exchange, self.particles.len(), &self.free);
