@@ -1,7 +1,8 @@
 //! The `dem` executable built with the `mpi` feature, under `mpirun -n 2` and `-n 4`
 //! (oversubscribed on this machine's cores), writes the files one process writes, byte for
 //! byte: spheres with a moving wall, a rotating drum (a moving mesh, particles crossing
-//! between the ranks' shares with long-lived contacts), a checkpoint written on 4 ranks and
+//! between the ranks' shares with long-lived contacts), a hopper filled by an inlet,
+//! superquadrics, a checkpoint written on 4 ranks and
 //! resumed on 2; and a plugin's failure on one rank stops every rank with its message.
 //!
 //! Needs an MPI (`mpirun`, and the library and libclang to build the `mpi` crate: Debian's
@@ -145,6 +146,22 @@ fn a_rotating_drum_on_two_and_four_ranks() {
         .replace("\"meshes/drum.obj\"", &format!("{:?}", s(&mesh)))
         .replace("every: 2000", "every: 1000");
     same_on_ranks(dem, &write(&dir, "drum.ron", &text), &dir);
+}
+
+#[test]
+fn a_hopper_filled_by_an_inlet_on_two_and_four_ranks() {
+    // The inlet's steps are taken as one process by every rank, then shared out anew.
+    let Some(dem) = mpi_dem() else { return };
+    let dir = fresh_dir("mpi", "hopper");
+    let mut text = std::fs::read_to_string(root().join("scenes/hopper.ron"))
+        .unwrap()
+        .replace("Time(2.5)", "Time(0.06)")
+        .replace("every: 1000", "every: 300");
+    for mesh in ["hopper.stl", "hopper_gate.obj"] {
+        let path = root().join("scenes/meshes").join(mesh);
+        text = text.replace(&format!("\"meshes/{mesh}\""), &format!("{:?}", s(&path)));
+    }
+    same_on_ranks(dem, &write(&dir, "hopper.ron", &text), &dir);
 }
 
 #[test]

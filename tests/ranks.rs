@@ -8,15 +8,19 @@ use dem_core::Simulation;
 use dem_verification::ranks::{group, PISTON, SCENE};
 use dem_verification::sim_from_text;
 
-/// What is compared, as bits: every particle's position, velocity, orientation and
-/// angular velocity in scene order, and the ledger's row.
-fn state(sim: &Simulation) -> (Vec<[u64; 13]>, Vec<u64>) {
+/// What is compared, as bits: every particle's scene id, position, velocity,
+/// orientation and angular velocity in scene order, and the ledger's row.
+fn state(sim: &Simulation) -> (Vec<[u64; 14]>, Vec<u64>) {
     let p = &sim.particles;
-    let rows = (0..p.len())
-        .map(|id| {
-            let i = sim.order.index(id);
+    // Scene ids in order (with gaps where outlets took particles).
+    let mut ids: Vec<(usize, usize)> = (0..p.len()).map(|i| (sim.order.id(i), i)).collect();
+    ids.sort_unstable();
+    let rows = ids
+        .into_iter()
+        .map(|(id, i)| {
             let q = p.ori[i].quaternion();
             let v = [
+                id as f64,
                 p.pos[i].x,
                 p.pos[i].y,
                 p.pos[i].z,
@@ -40,7 +44,7 @@ fn state(sim: &Simulation) -> (Vec<[u64; 13]>, Vec<u64>) {
 /// What a rank ends with: the compared state, how many reorderings and rebuilds of the
 /// broad phase happened, how many contacts the rank holds, and the last step with the
 /// unbalanced force every 10 steps before it (as bits).
-type Ending = ((Vec<[u64; 13]>, Vec<u64>), u64, u64, usize, (u64, Vec<u64>));
+type Ending = ((Vec<[u64; 14]>, Vec<u64>), u64, u64, usize, (u64, Vec<u64>));
 
 /// The scene run `steps` steps on `ranks` ranks, or until its end (its duration, or its
 /// stop conditions): what each rank ends with.
@@ -145,16 +149,19 @@ fn ranks_rebuild_without_reordering() {
 
 #[test]
 fn what_ranks_cannot_share_is_refused_with_its_name() {
-    // Particles that appear and leave need an exchange of their own: refused.
-    let scene = SCENE.replace("PISTON", "").replace(
-        "duration: Steps(3000),",
-        "duration: Steps(3000), outlets: [Outlet(name: \"low\", region: Box(min: (-1, -1, -1), \
-         max: (1, 1, 0.0005)))],",
-    );
-    let mut sim = sim_from_text(&scene, "ranks.ron").unwrap();
+    // Clumps need an exchange of their own (a clump's members travel together): refused.
+    let scene = r#"Scene(
+        materials: { "m": (density: 1000, young: 1e6) },
+        laws: [(materials: ("m", "m"), law: "Law2_L6Geom_LinearElPl")],
+        clump_templates: { "pair": (members: [((0, 0, 0), 1e-3), ((1.5e-3, 0, 0), 1e-3)]) },
+        bodies: [Clump(template: "pair", position: (0, 0, 0), material: "m")],
+        timestep: Critical(0.1),
+        duration: Steps(1),
+    )"#;
+    let mut sim = sim_from_text(scene, "clump.ron").unwrap();
     let rank = group(2).remove(0);
     let e = sim.distribute(Box::new(rank)).unwrap_err().to_string();
-    assert!(e.contains("inlets or outlets"), "{e}");
+    assert!(e.contains("clumps"), "{e}");
 }
 
 #[test]
@@ -182,6 +189,34 @@ fn ranks_stop_on_the_unbalanced_force_at_one_process_step() {
                 "{n} ranks: rank {rank}'s unbalanced force differs"
             );
             assert!(r.0 == one.0, "{n} ranks: rank {rank}'s state differs");
+        }
+    }
+}
+
+#[test]
+fn ranks_run_inlets_and_outlets() {
+    // An inlet pours spheres from above while an outlet takes those that reach the
+    // floor's layer: the steps where the population changes are run as one process by
+    // every rank, and the ranks share the simulation out anew after each.
+    let scene = SCENE.replace("PISTON", PISTON).replace(
+        "duration: Steps(3000),",
+        r#"duration: Steps(3000),
+        inlets: [Inlet(name: "pour", region: Box(min: (0.004, 0.004, 0.038), max: (0.026, 0.026, 0.046)),
+                       radius: Uniform(0.0008, 0.001), material: "m", rate: Number(40000), total: 150,
+                       velocity: (0, 0, -1), velocity_spread: 0.1, seed: 3, every: 40)],
+        outlets: [Outlet(name: "floor", region: Box(min: (-1, -1, -1), max: (1, 1, 0.0012)), start: 0.001)],"#,
+    );
+    let one = run(&scene, 1, 1500).remove(0);
+    let n = one.0 .0.len();
+    eprintln!("{n} particles at the end (1200 at the start, 150 poured)");
+    assert!(n != 1200, "the population changed: {n} particles");
+    for ranks in [2, 4] {
+        for (rank, r) in run(&scene, ranks, 1500).into_iter().enumerate() {
+            assert!(r.0 == one.0, "{ranks} ranks: rank {rank}'s state differs");
+            assert!(
+                r.4 == one.4,
+                "{ranks} ranks: rank {rank}'s unbalanced force differs"
+            );
         }
     }
 }

@@ -263,6 +263,12 @@ impl Inlet {
         self.densities[material as usize] * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3)
     }
 
+    /// Does it insert at `step` (at time `t`, s)? An event of an inlet that has not yet
+    /// inserted its `total`.
+    pub fn inserts_at(&self, step: u64, t: f64) -> bool {
+        self.event(step, t) && self.state.count < self.spec.total.unwrap_or(u64::MAX)
+    }
+
     /// Is `step` (at time `t`, s) an insertion event?
     fn event(&self, step: u64, t: f64) -> bool {
         if t < self.spec.start || self.state.closed {

@@ -34,8 +34,12 @@
 //! - **The unbalanced force** (a stop on it) is summed per owned chunk, and the chunks'
 //!   sums shared ([`Ranks::share_chunks`]; see [`crate::engines::unbalanced`]).
 //!
-//! Inlets and outlets, clumps, periodic cells and meshes moved by their contacts are
-//! refused for now (each needs its own exchange).
+//! - **Inlets and outlets**: a step where the population changes is taken whole by every
+//!   rank, as one process, and the simulation shared out anew (see
+//!   `Simulation::distribute`).
+//!
+//! Clumps, periodic cells and meshes moved by their contacts are refused for now (each
+//! needs its own exchange).
 //!
 //! The transport is given by the caller as an [`Exchange`] (the `dem` executable's uses
 //! MPI): one collective operation, every rank's bytes to every rank.
@@ -136,6 +140,11 @@ impl Ranks {
             tops: None,
             buffers: Mutex::default(),
         }
+    }
+
+    /// The exchange, to share the simulation anew (after a step run as one process).
+    pub fn into_exchange(self) -> Box<dyn Exchange> {
+        self.exchange
     }
 
     /// This rank's number.

@@ -161,6 +161,9 @@ impl Simulation {
 
     /// Advances one step.
     pub fn step(&mut self) -> Result<(), DemError> {
+        if self.flow.any() && self.flow_acts_on_ranks() {
+            return self.step_as_one();
+        }
         let mut clock = Instant::now();
         let started = clock;
         let (mut fresh, fresh_clumps): (Vec<usize>, Range<usize>) =
@@ -483,6 +486,7 @@ impl Simulation {
                     self.meshes,
                     self.clump_of,
                 ) = population;
+                self.share_out_again()?;
             }
         }
         result

@@ -11,6 +11,12 @@ impl Simulation {
     /// Shares the simulation among several processes, this one being `exchange`'s rank
     /// (see [`crate::engines::ranks`]); before the first step, or after a restore. Fails for what
     /// the ranks cannot share yet.
+    ///
+    /// Inlets and outlets run on ranks by steps taken as one process: at a step where an
+    /// inlet inserts or an outlet takes a particle, every rank takes the whole state (every
+    /// particle's and every contact), runs the step alone, as one process would (the same
+    /// inputs, the same bits on every rank), and the ranks share the simulation out anew
+    /// (see [`Simulation::step_as_one`]).
     pub fn distribute(&mut self, exchange: Box<dyn Exchange>) -> Result<(), DemError> {
         let refuse = |what: &str| {
             Err(DemError::Rank {
@@ -25,8 +31,14 @@ impl Simulation {
             if !self.clumps.is_empty() {
                 return refuse("a scene with clumps");
             }
-            if self.flow.any() {
-                return refuse("a scene with inlets or outlets");
+            let of_clumps = |i: &crate::engines::inlet::Inlet| {
+                matches!(
+                    i.maker.template,
+                    crate::engines::template::Template::Clump(_)
+                )
+            };
+            if self.flow.inlets.iter().any(of_clumps) {
+                return refuse("an inlet of clumps");
             }
             if self.fluid.is_some() {
                 return refuse("a scene with a fluid");
@@ -41,13 +53,23 @@ impl Simulation {
                 return refuse("a run with loads applied from outside");
             }
         }
+        self.share_out(exchange)
+    }
+
+    /// Shares the simulation out among the ranks, as it stands on this one (each rank
+    /// holding the same state): this rank's particles, ghosts and contacts. No exchange.
+    fn share_out(&mut self, exchange: Box<dyn Exchange>) -> Result<(), DemError> {
         let mut ranks = Ranks::new(exchange, self.particles.len(), &self.free);
-        let mine: Vec<_> = self
+        // The contacts of this rank, with what the last step computed of them (their
+        // forces, which the outputs and the unbalanced force read until the next step).
+        let (mine, outputs): (Vec<_>, Vec<_>) = self
             .contacts
             .save()
             .into_iter()
-            .filter(|c| ranks.is_local(c.a) || ranks.is_local(c.b))
-            .collect();
+            .enumerate()
+            .filter(|(_, c)| ranks.is_local(c.a) || ranks.is_local(c.b))
+            .map(|(k, c)| (c, self.contacts.outputs(k)))
+            .unzip();
         let pairs = ranks.local_pairs(&self.verlet.pairs);
         ranks.find_ghosts(
             &pairs,
@@ -59,6 +81,10 @@ impl Simulation {
                 message,
             },
         )?;
+        // `restore` keeps the saved order.
+        for (k, v) in outputs.iter().enumerate() {
+            self.contacts.set_outputs(k, v);
+        }
         self.ranks = Some(ranks);
         Ok(())
     }
@@ -93,5 +119,75 @@ impl Simulation {
         let t = f(self);
         self.contacts = mine;
         Ok(t)
+    }
+}
+
+impl Simulation {
+    /// Among ranks, does the coming step change the population: an inlet inserting, or an
+    /// outlet taking a particle (one a rank owns; the ranks tell each other)? Every rank
+    /// asks at every step of a scene with inlets or outlets.
+    pub(super) fn flow_acts_on_ranks(&self) -> bool {
+        let Some(r) = &self.ranks else {
+            return false;
+        };
+        let (step, t) = (self.step, self.time);
+        if self.flow.inlets.iter().any(|i| i.inserts_at(step, t)) {
+            return true;
+        }
+        let open: Vec<_> = self
+            .flow
+            .outlets
+            .iter()
+            .filter(|o| t >= o.spec.start)
+            .collect();
+        if open.is_empty() {
+            return false;
+        }
+        let own = r.owned();
+        let p = &self.particles;
+        let taken = self
+            .free
+            .iter()
+            .flat_map(|run| run.start.max(own.start)..run.end.min(own.end))
+            .any(|i| open.iter().any(|o| o.spec.region.contains(&p.pos[i])));
+        r.any(taken)
+    }
+
+    /// The coming step taken as one process by every rank (see [`Simulation::distribute`]):
+    /// the ranks put the whole state together, each runs the step alone, and they share
+    /// the simulation out anew.
+    pub(super) fn step_as_one(&mut self) -> Result<(), DemError> {
+        let Some(mut r) = self.ranks.take() else {
+            return self.step();
+        };
+        let clock = std::time::Instant::now();
+        r.share_states(&mut self.particles);
+        let all = r.all_contacts(
+            &self.contacts,
+            &self.verlet.pairs,
+            &self.particles,
+            &self.dispatch,
+        );
+        match r.agree(all) {
+            Ok(all) => self.contacts = all,
+            Err(e) => {
+                self.ranks = Some(r);
+                return Err(e);
+            }
+        }
+        self.timing.exchange += clock.elapsed().as_secs_f64();
+        // Every rank fails alike, if at all: the same step on the same state.
+        let stepped = self.step();
+        let shared = self.share_out(r.into_exchange());
+        stepped.and(shared)
+    }
+
+    /// After a failed step on ranks, the state restored as it was before it: shared out
+    /// anew (the step may have changed the number of particles, so their owners).
+    pub(super) fn share_out_again(&mut self) -> Result<(), DemError> {
+        match self.ranks.take() {
+            Some(r) => self.share_out(r.into_exchange()),
+            None => Ok(()),
+        }
     }
 }
