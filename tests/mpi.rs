@@ -2,7 +2,7 @@
 //! (oversubscribed on this machine's cores), writes the files one process writes, byte for
 //! byte: spheres with a moving wall, a rotating drum (a moving mesh, particles crossing
 //! between the ranks' shares with long-lived contacts), a hopper filled by an inlet,
-//! superquadrics, a checkpoint written on 4 ranks and
+//! clumps, superquadrics, a checkpoint written on 4 ranks and
 //! resumed on 2; and a plugin's failure on one rank stops every rank with its message.
 //!
 //! Needs an MPI (`mpirun`, and the library and libclang to build the `mpi` crate: Debian's
@@ -162,6 +162,20 @@ fn a_hopper_filled_by_an_inlet_on_two_and_four_ranks() {
         text = text.replace(&format!("\"meshes/{mesh}\""), &format!("{:?}", s(&path)));
     }
     same_on_ranks(dem, &write(&dir, "hopper.ron", &text), &dir);
+}
+
+#[test]
+fn clumps_on_two_and_four_ranks() {
+    // Clump members are held and moved by every rank, like walls.
+    let Some(dem) = mpi_dem() else { return };
+    let dir = fresh_dir("mpi", "clumps");
+    let rice = root().join("scenes/data/rice.csv");
+    let text = std::fs::read_to_string(root().join("scenes/clumps.ron"))
+        .unwrap()
+        .replace("Time(0.8)", "Time(0.02)")
+        .replace("\"data/rice.csv\"", &format!("{:?}", s(&rice)))
+        .replace("every: 2000", "every: 1000");
+    same_on_ranks(dem, &write(&dir, "clumps.ron", &text), &dir);
 }
 
 #[test]

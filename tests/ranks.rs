@@ -149,19 +149,15 @@ fn ranks_rebuild_without_reordering() {
 
 #[test]
 fn what_ranks_cannot_share_is_refused_with_its_name() {
-    // Clumps need an exchange of their own (a clump's members travel together): refused.
-    let scene = r#"Scene(
-        materials: { "m": (density: 1000, young: 1e6) },
-        laws: [(materials: ("m", "m"), law: "Law2_L6Geom_LinearElPl")],
-        clump_templates: { "pair": (members: [((0, 0, 0), 1e-3), ((1.5e-3, 0, 0), 1e-3)]) },
-        bodies: [Clump(template: "pair", position: (0, 0, 0), material: "m")],
-        timestep: Critical(0.1),
-        duration: Steps(1),
-    )"#;
-    let mut sim = sim_from_text(scene, "clump.ron").unwrap();
+    // A fluid's drag is not shared among the ranks yet: refused.
+    let scene = SCENE.replace("PISTON", "").replace(
+        "duration: Steps(3000),",
+        "duration: Steps(3000), fluid: (viscosity: 1e-3),",
+    );
+    let mut sim = sim_from_text(&scene, "ranks.ron").unwrap();
     let rank = group(2).remove(0);
     let e = sim.distribute(Box::new(rank)).unwrap_err().to_string();
-    assert!(e.contains("clumps"), "{e}");
+    assert!(e.contains("fluid"), "{e}");
 }
 
 #[test]
@@ -216,6 +212,53 @@ fn ranks_run_inlets_and_outlets() {
             assert!(
                 r.4 == one.4,
                 "{ranks} ranks: rank {rank}'s unbalanced force differs"
+            );
+        }
+    }
+}
+
+#[test]
+fn ranks_share_clumps() {
+    // Clump members are not free particles: like walls, every rank holds them and
+    // computes their contacts, and moves every clump alike from the same forces. 80
+    // clumps falling into a box and 320 spheres (the free particles, shared among the
+    // ranks) thrown down onto them, and an inlet pouring clumps (its steps taken as one
+    // process).
+    let root = dem_verification::root();
+    let rice = format!("{:?}", root.join("scenes/data/rice.csv"));
+    let scene = std::fs::read_to_string(root.join("scenes/clumps.ron"))
+        .unwrap()
+        .replace("\"data/rice.csv\"", &rice)
+        .replace("count: 150", "count: 40")
+        .replace(
+            "Box(min: (0, 0, 0)",
+            "Lattice(origin: (0.01, 0.01, 0.31), count: (8, 8, 5), spacing: 0.011, \
+             radius: 0.002, material: \"grain\", velocity: (0, 0, -20), velocity_spread: 1, \
+             seed: 5),\n        Box(min: (0, 0, 0)",
+        )
+        .replace("(0, 0, -9.81)", "(0, 0, -2000)")
+        .replace(
+            "Time(0.8),",
+            "Steps(3000), contacts: (reorder: 100),
+            inlets: [Inlet(name: \"pour\", region: Box(min: (0.01, 0.01, 0.37), \
+                max: (0.09, 0.09, 0.39)), shape: Clump(\"tri\"), radius: Uniform(0.002, 0.0025), \
+                material: \"grain\", rate: Number(20000), total: 40, velocity: (0, 0, -20), \
+                seed: 4, every: 50)],",
+        );
+    let one = run(&scene, 1, 2000).remove(0);
+    eprintln!(
+        "clumps: {} particles, {} contacts at the end, {} reorderings, {} rebuilds",
+        one.0 .0.len(),
+        one.3,
+        one.1,
+        one.2
+    );
+    for n in [2, 4] {
+        for (rank, r) in run(&scene, n, 2000).into_iter().enumerate() {
+            assert!(r.0 == one.0, "{n} ranks: rank {rank}'s state differs");
+            assert!(
+                r.4 == one.4,
+                "{n} ranks: rank {rank}'s unbalanced force differs"
             );
         }
     }

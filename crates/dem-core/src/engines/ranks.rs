@@ -38,8 +38,9 @@
 //!   rank, as one process, and the simulation shared out anew (see
 //!   `Simulation::distribute`).
 //!
-//! Clumps, periodic cells and meshes moved by their contacts are refused for now (each
-//! needs its own exchange).
+//! Clump members are not free: every rank holds them and moves every clump alike. Periodic
+//! cells and meshes moved by their contacts are refused for now (each needs its own
+//! exchange).
 //!
 //! The transport is given by the caller as an [`Exchange`] (the `dem` executable's uses
 //! MPI): one collective operation, every rank's bytes to every rank.
@@ -233,7 +234,9 @@ impl Ranks {
     /// Notes which of its particles this rank sends each step, from its candidate `pairs`
     /// (those of [`Ranks::local_pairs`]): a rank holds every pair of its own particles, so
     /// its particles that another rank's pairs read are those in a pair with a particle
-    /// it does not own (another rank's, or a replicated one, whose pairs every rank holds).
+    /// it does not own, or with a replicated one (whose pairs every rank holds, even when
+    /// its storage index falls in this rank's share: every rank moves a clump from its
+    /// members' whole forces, so their contacts must read current states everywhere).
     /// The particles of `shared` (the spheres of the bonds, which every rank computes)
     /// are read by every rank: each sends its own, and takes the others as ghosts.
     pub fn find_ghosts(&mut self, pairs: &[(u32, u32)], shared: &[u32]) {
@@ -242,7 +245,8 @@ impl Ranks {
         let mut ghosts = Vec::new();
         for &(a, b) in pairs {
             for (x, y) in [(a as usize, b as usize), (b as usize, a as usize)] {
-                if owned.contains(&x) && !owned.contains(&y) && !self.is_replicated[x] {
+                let others_read = !owned.contains(&y) || self.is_replicated[y];
+                if owned.contains(&x) && others_read && !self.is_replicated[x] {
                     send[x - owned.start] = true;
                 }
                 if !self.local[x] {

@@ -28,18 +28,6 @@ impl Simulation {
             if self.periodic.is_some() {
                 return refuse("a periodic cell");
             }
-            if !self.clumps.is_empty() {
-                return refuse("a scene with clumps");
-            }
-            let of_clumps = |i: &crate::engines::inlet::Inlet| {
-                matches!(
-                    i.maker.template,
-                    crate::engines::template::Template::Clump(_)
-                )
-            };
-            if self.flow.inlets.iter().any(of_clumps) {
-                return refuse("an inlet of clumps");
-            }
             if self.fluid.is_some() {
                 return refuse("a scene with a fluid");
             }
