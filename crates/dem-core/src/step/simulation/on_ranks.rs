@@ -91,18 +91,11 @@ impl Simulation {
     /// particle's force (for a checkpoint, or an output). Among ranks, every rank calls
     /// it at the same step: they put their contacts and forces together first.
     pub fn as_one_process<T>(&mut self, f: impl FnOnce(&Simulation) -> T) -> Result<T, DemError> {
-        let Some(r) = &mut self.ranks else {
+        let Some(r) = &self.ranks else {
             return Ok(f(self));
         };
-        r.share_states(&mut self.particles);
         r.share_forces(&mut self.particles);
-        let all = r.all_contacts(
-            &self.contacts,
-            &self.verlet.pairs,
-            &self.particles,
-            &self.dispatch,
-        );
-        let all = r.agree(all)?;
+        let all = self.whole_state()?;
         let mine = std::mem::replace(&mut self.contacts, all);
         let t = f(self);
         self.contacts = mine;
@@ -141,14 +134,12 @@ impl Simulation {
         r.any(taken)
     }
 
-    /// The coming step taken as one process by every rank (see [`Simulation::distribute`]):
-    /// the ranks put the whole state together, each runs the step alone, and they share
-    /// the simulation out anew.
-    pub(super) fn step_as_one(&mut self) -> Result<(), DemError> {
-        let Some(mut r) = self.ranks.take() else {
-            return self.step();
+    /// Among ranks, puts the whole state together on every rank: every particle's state
+    /// (into the particles) and every contact, as one process holds them (returned).
+    fn whole_state(&mut self) -> Result<Contacts, DemError> {
+        let Some(r) = &mut self.ranks else {
+            return Ok(self.contacts.clone());
         };
-        let clock = std::time::Instant::now();
         r.share_states(&mut self.particles);
         let all = r.all_contacts(
             &self.contacts,
@@ -156,14 +147,22 @@ impl Simulation {
             &self.particles,
             &self.dispatch,
         );
-        match r.agree(all) {
-            Ok(all) => self.contacts = all,
-            Err(e) => {
-                self.ranks = Some(r);
-                return Err(e);
-            }
+        r.agree(all)
+    }
+
+    /// The coming step taken as one process by every rank (see [`Simulation::distribute`]):
+    /// the ranks put the whole state together, each runs the step alone, and they share
+    /// the simulation out anew.
+    pub(super) fn step_as_one(&mut self) -> Result<(), DemError> {
+        if self.ranks.is_none() {
+            return self.step();
         }
+        let clock = std::time::Instant::now();
+        self.contacts = self.whole_state()?;
         self.timing.exchange += clock.elapsed().as_secs_f64();
+        let Some(r) = self.ranks.take() else {
+            return self.step();
+        };
         // Every rank fails alike, if at all: the same step on the same state.
         let stepped = self.step();
         let shared = self.share_out(r.into_exchange());
