@@ -493,3 +493,39 @@ fn blocky_bodies_rocking_on_spheres_and_on_a_flat_face_close_the_ledger() {
         scene(&on_slab, "kn: 1e4, kt_kn: 0.5", 9.81, 0.0, f, 0.25)
     });
 }
+
+#[test]
+fn a_blocky_cube_on_its_face_is_as_stiff_as_its_bounding_radius() {
+    // A (6, 6) cube of half-side a set down flat on a floor, the linear law's stiffness
+    // from the contact's radius (`2 E r`, no fixed `kn`). The middle of its face is flat:
+    // its radii of curvature are unbounded there, and reported as they were they made the
+    // contact far stiffer than the step the solver chose (a (6, 6) heap gained energy
+    // from such contacts). The radius is bounded by the body's bounding radius, here the
+    // distance to the surface along a diagonal, `3 t^6 = a^6`: `sqrt(3) t = 3^(1/3) a`.
+    let (a, young) = (0.005, 1e7);
+    let cube = format!(
+        r#"Shaped(shape: "Superquadric", params: (half_axes: ({a}, {a}, {a}), blockiness: (6, 6)),
+                  position: (0, 0, {}), material: "m")"#,
+        a + 1e-4
+    );
+    let bodies = format!("{cube}, {FLOOR}");
+    let law = "kt_kn: 0.5, restitution: 0.3";
+    let mut sim = sim_from_text(&scene(&bodies, law, 9.81, 0.3, 0.2, 0.15), "face.ron").unwrap();
+    let first = sim.ledger.total();
+    sim.run_steps(sim.end_step).unwrap();
+    let p = &sim.particles;
+    let i = (0..p.len()).find(|&i| p.mass[i].is_finite()).unwrap();
+    let kn = 2.0 * young * 3f64.cbrt() * a;
+    let height = a - p.mass[i] * 9.81 / kn;
+    println!(
+        "at rest: height {:.12} m against {height:.12} m; ledger {:.3e} J",
+        p.pos[i].z,
+        sim.ledger.total() - first
+    );
+    assert!(
+        (p.pos[i].z - height).abs() < 1e-11,
+        "height {} against {height}",
+        p.pos[i].z
+    );
+    assert!(p.vel[i].norm() < 1e-6 && p.angvel[i].norm() < 1e-4);
+}

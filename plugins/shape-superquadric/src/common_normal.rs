@@ -63,8 +63,9 @@ pub struct Contact {
     pub on_a: V,
     /// The support point of B against the normal, global, m.
     pub on_b: V,
-    /// The geometric means of the principal radii of curvature of A and B at their
-    /// support points, m.
+    /// The radii A and B show a contact law at their support points ([`contact_radius`]:
+    /// the geometric means of their principal radii of curvature, at most their bounding
+    /// radii), m.
     pub radii: [f64; 2],
 }
 
@@ -90,13 +91,27 @@ fn probe(a: &dyn Convex, b: &dyn Convex, d: &V, n: V) -> Probe {
     Probe { n, f, sa, sb }
 }
 
-/// The geometric mean of the principal radii of curvature of `body` at its support
-/// point along the unit direction `n`, m.
+/// The radius `body` shows a contact law at its support point along the unit direction
+/// `n`, m: see [`contact_radius`].
 pub fn curvature_radius(body: &dyn Convex, n: &V) -> f64 {
-    body.tangent_jacobian(n, &tangents(n))
-        .determinant()
-        .max(0.0)
-        .sqrt()
+    contact_radius(body, &body.tangent_jacobian(n, &tangents(n)))
+}
+
+/// The radius `body` shows a contact law where its support map's Jacobian is `j`, m: the
+/// geometric mean of the principal radii of curvature there, at most the body's bounding
+/// radius.
+///
+/// The middle of a blocky face is flat: its radii of curvature are unbounded (1e3 times
+/// the size a little off the middle of a (6, 6) face). A law whose stiffness grows with
+/// the radius (linear `2 E r`, Hertz) would then be far stiffer than the solver's
+/// critical step reckons, which takes each body's contacts at its bounding radius: a
+/// (6, 6) heap gained energy from such contacts (a contact of 8 um overlap pushing with
+/// 12 N). A face cannot bear on more than the body's extent, and the bound keeps the
+/// contacts within the step the solver chose. Ellipsoids whose flattest point is not
+/// rounder than their bounding sphere, (2, 2) bodies of equal axes, and spheres are not
+/// affected.
+pub fn contact_radius(body: &dyn Convex, j: &Matrix2<f64>) -> f64 {
+    j.determinant().max(0.0).sqrt().min(body.size())
 }
 
 /// The round-off of `F`, relative to the bodies' size (`F` is a difference of terms of
@@ -230,7 +245,6 @@ fn descend(
         // The contact at probe `q`, with the radii of curvature at its own normal (the
         // Jacobians `at` it when known: those of this iteration's probe).
         let done = |q: &Probe, at: Option<(Matrix2<f64>, Matrix2<f64>)>| {
-            let radius = |j: Matrix2<f64>| j.determinant().max(0.0).sqrt();
             Ok::<_, Probe>((!apart(q)).then(|| {
                 let (ja, jb) = at.unwrap_or_else(|| {
                     let tq = tangents(&q.n);
@@ -244,7 +258,7 @@ fn descend(
                     overlap: q.f,
                     on_a: ca + q.sa,
                     on_b: cb + q.sb,
-                    radii: [radius(ja), radius(jb)],
+                    radii: [contact_radius(a, &ja), contact_radius(b, &jb)],
                 }
             }))
         };

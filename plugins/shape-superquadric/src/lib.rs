@@ -12,7 +12,9 @@
 //! method on the sphere of directions and followed from step to step in each contact's
 //! state (three slots: the last normal). Walls and mesh facets use the support point in closed form.
 //! `radius1`/`radius2` are the geometric means of the principal radii of curvature at
-//! the contact points (a Hertz law's radii). They are not branch lengths: scenes of
+//! the contact points (a Hertz law's radii), each at most its body's bounding radius
+//! (a blocky face's flat middle has unbounded radii: [`common_normal::contact_radius`]).
+//! They are not branch lengths: scenes of
 //! superquadrics set `contacts: (l6geom: (no_ratch: false))`, so that the solver takes
 //! the true branch vectors from each centre to the contact point.
 //!

@@ -34,7 +34,8 @@ impl Geometry for Pair {
         support function of their Minkowski difference (overlap = penetration depth, gap = \
         distance when apart), found by Newton's method on the sphere of directions and \
         followed from step to step; point halfway between the two support points; radii \
-        the geometric means of the principal radii of curvature there.";
+        the geometric means of the principal radii of curvature there, each at most its \
+        body's bounding radius.";
     const PARAMS: &'static [Param] = &[];
     const STATE_LEN: usize = STATE_LEN;
 

@@ -8,6 +8,10 @@ use dem_api::BodyView;
 
 type V = Vector3<f64>;
 
+/// How close to the body's z axis (in the direction's x and y) the support map's
+/// Jacobian is taken off the axis, by as much, towards the tangents.
+const AXIS: f64 = 1e-9;
+
 /// A superquadric body posed: its support map in global directions.
 pub struct Posed<'a> {
     /// The shape.
@@ -60,6 +64,17 @@ impl Convex for Posed<'_> {
             self.rot.tr_mul(&t.0),
             self.rot.tr_mul(&t.1),
         );
+        // Along the body's z axis itself the support map's derivatives across it are lost
+        // (the (x, y) plane's norm is 0 there, and so is every derivative taken through
+        // it): a body lying exactly on a pole showed a radius of 0, and a law of stiffness
+        // `2 E r` let it fall through a floor. They are taken a hair off the axis, where
+        // they are their limit: finite for n1 = 2, unbounded for blockier poles (and then
+        // bounded by `contact_radius`).
+        let local = if local.x.abs().max(local.y.abs()) < AXIS {
+            (local + (t1 + t2) * AXIS).normalize()
+        } else {
+            local
+        };
         let d = [0, 1, 2].map(|i| Dual {
             v: local[i],
             d: [t1[i], t2[i]],

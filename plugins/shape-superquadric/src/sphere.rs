@@ -27,7 +27,8 @@ impl Geometry for SphereSuperquadric {
     const DESCRIPTION: &'static str = "Sphere and superquadric: the common normal of the \
         ball and the superquadric (overlap = radius minus the centre's distance from the \
         surface), followed from step to step; radius2 the geometric mean of the \
-        superquadric's principal radii of curvature at the contact.";
+        superquadric's principal radii of curvature at the contact, at most its bounding \
+        radius.";
     const PARAMS: &'static [Param] = &[];
     const STATE_LEN: usize = STATE_LEN;
 

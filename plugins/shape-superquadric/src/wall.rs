@@ -28,7 +28,7 @@ impl Geometry for WallSuperquadric {
         towards the superquadric (a two-sided wall turns it to the centre's side); gap = \
         signed distance of the superquadric's deepest point (its support point against the \
         normal); point halfway between it and the plane; radius2 the mean radius of \
-        curvature there.";
+        curvature there, at most the bounding radius.";
     const PARAMS: &'static [Param] = &[];
 
     fn new(_: Params) -> Result<Self, String> {

@@ -3,3 +3,4 @@
 
 mod contacts;
 mod mass;
+mod radii;
