@@ -107,9 +107,9 @@ pub fn curvature_radius(body: &dyn Convex, n: &V) -> f64 {
 /// critical step reckons, which takes each body's contacts at its bounding radius: a
 /// (6, 6) heap gained energy from such contacts (a contact of 8 um overlap pushing with
 /// 12 N). A face cannot bear on more than the body's extent, and the bound keeps the
-/// contacts within the step the solver chose. Ellipsoids whose flattest point is not
-/// rounder than their bounding sphere, (2, 2) bodies of equal axes, and spheres are not
-/// affected.
+/// contacts within the step the solver chose. Spheres and prolate spheroids are not
+/// affected; a triaxial or oblate ellipsoid is at its flattest pole (`b c / a` there, for
+/// the shortest half-axis `a`, is above the longest half-axis).
 pub fn contact_radius(body: &dyn Convex, j: &Matrix2<f64>) -> f64 {
     j.determinant().max(0.0).sqrt().min(body.size())
 }
