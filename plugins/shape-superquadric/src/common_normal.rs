@@ -101,8 +101,9 @@ pub fn curvature_radius(body: &dyn Convex, n: &V) -> f64 {
 /// geometric mean of the principal radii of curvature there, at most the body's bounding
 /// radius.
 ///
-/// The middle of a blocky face is flat: its radii of curvature are unbounded (1e3 times
-/// the size a little off the middle of a (6, 6) face). A law whose stiffness grows with
+/// The middle of a blocky face is flat: its radii of curvature are unbounded (a contact
+/// of (6, 6) bodies of 2 mm pushed with 12.1 N at 8.1 um overlap, the stiffness `2 E r`
+/// of radii near 1.5 m). A law whose stiffness grows with
 /// the radius (linear `2 E r`, Hertz) would then be far stiffer than the solver's
 /// critical step reckons, which takes each body's contacts at its bounding radius: a
 /// (6, 6) heap gained energy from such contacts (a contact of 8 um overlap pushing with
