@@ -174,3 +174,39 @@ fn a_checkpoint_keeps_the_state() {
     };
     assert!(bits(&parts) == bits(&whole), "trajectories differ");
 }
+
+/// The scene through the fixture told to misreport as `fault` (see its docs) stops at
+/// its first contact, with an error naming the functor, its plugin and the contact.
+fn refused(fault: &str) -> String {
+    let text = scene(false).replace(
+        r#"functor: "Cg2_Test_Kept")"#,
+        &format!(r#"functor: "Cg2_Test_Kept", params: (fault: "{fault}"))"#),
+    );
+    let scene = dem_core::Scene::parse(&text, Path::new("faulty.ron")).unwrap();
+    let mut sim = Simulation::new(scene, plugins()).unwrap();
+    let e = loop {
+        match sim.step() {
+            Ok(()) => assert!(sim.step < 3000, "{fault}: never refused"),
+            Err(e) => break e.to_string(),
+        }
+    };
+    assert!(
+        e.contains("Cg2_Test_Kept") && e.contains("kept-geometry") && e.contains("contact"),
+        "{fault}: {e}"
+    );
+    e
+}
+
+#[test]
+fn a_new_contact_with_a_radius_of_zero_or_nan_is_refused() {
+    for fault in ["radius", "nan_radius"] {
+        let e = refused(fault);
+        assert!(e.contains("must be above zero"), "{fault}: {e}");
+    }
+}
+
+#[test]
+fn a_normal_not_of_unit_length_is_refused() {
+    let e = refused("normal");
+    assert!(e.contains("invalid geometry"), "{e}");
+}

@@ -5,22 +5,28 @@
 //! starts at zero for each contact, travels with it and survives a checkpoint. Its last
 //! slot is checked too: it must hold the gap of the previous call (or be zero on the
 //! first), else the functor fails, naming what it found.
+//!
+//! On demand it misreports, for the tests of what the solver refuses: `fault: "radius"`
+//! reports a radius of zero for body 2, `"nan_radius"` a NaN radius, `"normal"` a normal
+//! of length 2.
 
 use dem_api::sdk::{Geometry, Param};
 use dem_api::{BodyView, GeomReads, RawGeom, ShapeKind};
 use serde::{Deserialize, Serialize};
 
-/// No parameters.
+/// How to misreport (see the module docs); by default not at all.
 #[derive(Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
-pub struct Params {}
+pub struct Params {
+    pub fault: String,
+}
 
 /// The counting functor.
-pub struct Kept;
+pub struct Kept(Params);
 
 impl Kept {
-    /// The sphere-sphere geometry of the pair.
-    fn plain(b1: &BodyView<'_>, b2: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
+    /// The sphere-sphere geometry of the pair, wrong as the parameters ask.
+    fn plain(&self, b1: &BodyView<'_>, b2: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
         let (r1, r2) = (b1.shape.sphere()?.radius, b2.shape.sphere()?.radius);
         let d = b2.pos.na() - b1.pos.na();
         let dist = d.norm();
@@ -29,13 +35,19 @@ impl Kept {
             return None;
         }
         let normal = d / dist;
+        let (radius2, stretch) = match self.0.fault.as_str() {
+            "radius" => (0.0, 1.0),
+            "nan_radius" => (f64::NAN, 1.0),
+            "normal" => (r2, 2.0),
+            _ => (r2, 1.0),
+        };
         Some(RawGeom {
             touching: 1,
             point: (b1.pos.na() + normal * (r1 + 0.5 * gap)).into(),
-            normal: normal.into(),
+            normal: (normal * stretch).into(),
             gap,
             radius1: r1,
-            radius2: r2,
+            radius2,
             area: 0.0,
             weight: 1.0,
         })
@@ -48,16 +60,21 @@ impl Geometry for Kept {
     const SHAPES: [ShapeKind; 2] = [ShapeKind::SPHERE, ShapeKind::SPHERE];
     const DESCRIPTION: &'static str = "Test fixture: sphere-sphere geometry whose area is the \
         number of calls of the contact (a contact state).";
-    const PARAMS: &'static [Param] = &[];
+    const PARAMS: &'static [Param] = &[Param {
+        name: "fault",
+        unit: "-",
+        doc: "\"radius\", \"nan_radius\" or \"normal\": misreport so; else report right",
+    }];
     const STATE_LEN: usize = 2;
     const READS: GeomReads = GeomReads::NONE;
 
-    fn new(_: Params) -> Result<Self, String> {
-        Ok(Kept)
+    fn new(p: Params) -> Result<Self, String> {
+        Ok(Kept(p))
     }
 
     fn geom(&self, b1: &BodyView<'_>, b2: &BodyView<'_>, distance: f64) -> Option<RawGeom> {
-        Kept::plain(b1, b2, distance).map(|g| RawGeom { area: 1.0, ..g })
+        self.plain(b1, b2, distance)
+            .map(|g| RawGeom { area: 1.0, ..g })
     }
 
     fn try_term_kept(
@@ -69,12 +86,14 @@ impl Geometry for Kept {
         _cache: &mut [f64],
         state: &mut [f64],
     ) -> Result<Option<RawGeom>, String> {
-        let Some(g) = Kept::plain(b1, b2, distance) else {
+        let Some(g) = self.plain(b1, b2, distance) else {
             return Ok(None);
         };
         let (count, last_gap) = (state[0], state[1]);
         if (count == 0.0) != (last_gap == 0.0) {
-            return Err(format!("state out of step: count {count}, last gap {last_gap}"));
+            return Err(format!(
+                "state out of step: count {count}, last gap {last_gap}"
+            ));
         }
         state[0] = count + 1.0;
         state[1] = g.gap;

@@ -171,6 +171,7 @@ fn detect_chunk(
         if g.touching != 0 {
             super::geometry::check(cx, geom, (slots[i].a, slots[i].b), g)?;
             if g.gap < law.distance {
+                super::geometry::check_radii(cx, geom, (slots[i].a, slots[i].b), g)?;
                 found.push(((first + i) as u32, *g));
             }
         }
