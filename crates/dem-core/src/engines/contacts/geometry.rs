@@ -182,10 +182,10 @@ fn check_terms(
 }
 
 /// Fails unless a new contact's radii are positive: finite and above zero, or infinite
-/// (a flat body). Checked once, when the contact begins (the detection's cold path): a
-/// radius of zero or NaN would make a law whose stiffness grows with the radius push
-/// with no force, or with NaN, and the time step would not know of it.
-#[inline(always)]
+/// (a flat body). Checked once, when the contact begins (new contacts are few, so this
+/// is off the per-step path): a radius of zero or NaN would make a law whose stiffness
+/// grows with the radius push with no force, or with NaN, and the time step would not
+/// know of it.
 pub(super) fn check_radii(
     cx: &StepContext<'_>,
     geom: &GeomEntry,
@@ -196,28 +196,12 @@ pub(super) fn check_radii(
     if g.radius1 > 0.0 && g.radius2 > 0.0 {
         return Ok(());
     }
-    radii_error(cx, geom, pair, g)
-}
-
-#[cold]
-#[inline(never)]
-fn radii_error(
-    cx: &StepContext<'_>,
-    geom: &GeomEntry,
-    pair: (u32, u32),
-    g: &RawGeom,
-) -> Result<(), DemError> {
-    Err(call_error(
-        cx,
-        pair,
-        &geom.plugin,
-        &geom.name,
-        format!(
-            "reported the radii ({}, {}) m for a new contact: each must be above zero (or \
-             infinite, for a flat body)",
-            g.radius1, g.radius2
-        ),
-    ))
+    let (r1, r2) = (g.radius1, g.radius2);
+    let message = format!(
+        "reported the radii ({r1}, {r2}) m for a new contact: each must be above zero (or \
+         infinite, for a flat body)"
+    );
+    Err(call_error(cx, pair, &geom.plugin, &geom.name, message))
 }
 
 /// Most runs of one functor for which a chunk's geometry is called run by run (beyond,
