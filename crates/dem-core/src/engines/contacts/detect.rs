@@ -27,6 +27,24 @@ fn may_touch(p: &Particles, s: &Slot, distance: f64) -> bool {
         .is_none_or(|g| g <= distance + 1e-9 * (g.abs() + distance.abs() + 1e-12))
 }
 
+/// The slots without a contact that [`may_touch`] (indices into `slots`), into `asked`. A
+/// plain loop: the test is inlined into it (as a filter closure it was a call per slot).
+/// Compiled for each CPU level, as the integrator's loop (the same bits).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
+fn asked_of(
+    p: &Particles,
+    (slots, held): (&[Slot], &[u32]),
+    distance: f64,
+    asked: &mut Vec<usize>,
+) {
+    asked.clear();
+    for (i, (s, &h)) in slots.iter().zip(held).enumerate() {
+        if h == NONE && may_touch(p, s, distance) {
+            asked.push(i);
+        }
+    }
+}
+
 /// Buffers of one worker, reused from chunk to chunk and kept from step to step.
 #[derive(Default)]
 struct Scratch {
@@ -122,14 +140,7 @@ fn detect_chunk(
     // cannot touch: the functor is not asked (it would report no contact), which spares
     // most calls between the broad phase's rebuilds. The margin keeps rounding in the
     // bound from ever hiding a contact the functor would report.
-    // A plain loop: the test is inlined into it (as a filter closure it was a call per
-    // slot).
-    scratch.asked.clear();
-    for (i, (s, &h)) in slots.iter().zip(held).enumerate() {
-        if h == NONE && may_touch(p, s, law.distance) {
-            scratch.asked.push(i);
-        }
-    }
+    asked_of(p, (slots, held), law.distance, &mut scratch.asked);
     if scratch.asked.is_empty() {
         return Ok(());
     }
