@@ -155,35 +155,59 @@ impl<G: Geometry> GeometryAdapter<G> {
         }
         let mut failure = None;
         let result = guarded(|current| {
-            for (i, o) in out.iter_mut().enumerate() {
-                current.set(i);
-                ask_ahead::<G>(batch, i + AHEAD);
-                let Some((b1, b2)) = batch.bodies(i) else {
-                    failure = Some(CallError {
-                        index: i as u64,
-                        message: "a particle index outside the particle columns".into(),
-                    });
-                    return;
-                };
-                let feature = batch.features[i];
-                *o = match term(i, &b1, &b2, batch.distance, feature) {
-                    Ok(Some(g)) => RawGeom { touching: 1, ..g },
-                    Ok(None) => RawGeom::default(),
-                    Err(message) => {
-                        failure = Some(CallError {
-                            index: i as u64,
-                            message: message.into(),
-                        });
-                        return;
-                    }
-                };
-            }
+            failure = each_pair::<G, _>(batch, &mut out, &mut term, current);
         });
         match (result, failure) {
             (ROk(()), Some(e)) => RErr(e),
             (r, _) => r,
         }
     }
+}
+
+/// The loop of [`GeometryAdapter::terms`]: `term` on every pair of `batch` into `out`
+/// (`current` the pair being computed, for a panic's message); the first failure.
+/// Compiled for each CPU level as well as the baseline, so that a functor's arithmetic,
+/// inlined here, gets the CPU's three-operand instructions (the same IEEE operations in
+/// the same order on every level: the same bits).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
+fn each_pair<G, F>(
+    batch: &GeomBatch<'_>,
+    out: &mut [RawGeom],
+    term: &mut F,
+    current: &Cell<usize>,
+) -> Option<CallError>
+where
+    G: Geometry,
+    F: FnMut(
+        usize,
+        &crate::BodyView<'_>,
+        &crate::BodyView<'_>,
+        f64,
+        u32,
+    ) -> Result<Option<RawGeom>, String>,
+{
+    for (i, o) in out.iter_mut().enumerate() {
+        current.set(i);
+        ask_ahead::<G>(batch, i + AHEAD);
+        let Some((b1, b2)) = batch.bodies(i) else {
+            return Some(CallError {
+                index: i as u64,
+                message: "a particle index outside the particle columns".into(),
+            });
+        };
+        let feature = batch.features[i];
+        *o = match term(i, &b1, &b2, batch.distance, feature) {
+            Ok(Some(g)) => RawGeom { touching: 1, ..g },
+            Ok(None) => RawGeom::default(),
+            Err(message) => {
+                return Some(CallError {
+                    index: i as u64,
+                    message: message.into(),
+                });
+            }
+        };
+    }
+    None
 }
 
 /// How many pairs ahead the geometry loop asks for their bodies (see

@@ -3,7 +3,8 @@
 //! storage order alone (see [`Contacts::gather`]).
 
 use super::contact::NONE;
-use super::forces::{ENERGY, FORCE, TORQUE};
+use super::forces::{ForceStore, ENERGY, FORCE, TORQUE};
+use super::held::Held;
 use super::totals::{Booked, ContactTotals, ENDING};
 use super::Contacts;
 use crate::model::particles::Particles;
@@ -88,49 +89,7 @@ impl Contacts {
                     }
                 }
             }
-            // The energies of the chunk of particles being booked, kept in registers while
-            // the contacts stay with one chunk (they come by particle `a`): the same
-            // additions in the same order as into `sums`, without a store and a load
-            // between two of them.
-            let (mut chunk, mut acc) = (usize::MAX, [0.0; 4]);
-            held.each(|k| {
-                let [b1, b2] = bodies[k as usize];
-                // Ids below `lo` (and `NONE`, and `ENDING | a`) wrap to values past the
-                // range.
-                let (i1, i2) = (b1.wrapping_sub(lo) as usize, b2.wrapping_sub(lo) as usize);
-                let ia = ((b1 & !ENDING).min(b2)).wrapping_sub(lo) as usize;
-                if ia >= force.len() && i1 >= force.len() && i2 >= force.len() {
-                    return;
-                }
-                let (group, lane) = pushed.group(k as usize);
-                let v = |f: usize| group[f * 4 + lane];
-                let v3 = |f: usize| Vector3::new(v(f), v(f + 1), v(f + 2));
-                if ia < force.len() {
-                    if ia / PER != chunk {
-                        if chunk != usize::MAX {
-                            sums[chunk] = acc;
-                        }
-                        chunk = ia / PER;
-                        acc = sums[chunk];
-                    }
-                    acc[0] += v(ENERGY);
-                    acc[1] += v(ENERGY + 1);
-                    acc[2] += v(ENERGY + 2);
-                    acc[3] += f64::from(u8::from(b2 != NONE));
-                }
-                let f = v3(FORCE);
-                if i2 < force.len() {
-                    force[i2] += f;
-                    torque[i2] += v3(TORQUE + 3);
-                }
-                if i1 < force.len() {
-                    force[i1] -= f;
-                    torque[i1] += v3(TORQUE);
-                }
-            });
-            if chunk != usize::MAX {
-                sums[chunk] = acc;
-            }
+            sum_contacts((held, bodies, pushed), lo, (force, torque), sums);
         });
         let mut t = ContactTotals::default();
         for x in &self.gather.totals {
@@ -144,5 +103,63 @@ impl Contacts {
     /// see [`crate::engines::ranks`]).
     pub(crate) fn booked_mut(&mut self) -> &mut [Booked] {
         &mut self.gather.booked
+    }
+}
+
+/// Adds the forces and torques of the contacts of `held` (in slot order; `bodies` and
+/// `pushed` as [`Contacts::gather`] reads them) onto the particles from `lo` on whose
+/// `force` and `torque` are given, and books their energies to `sums`, a chunk of
+/// particles each. Compiled for each CPU level (the same additions in the same order: the
+/// same bits).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
+fn sum_contacts(
+    (held, bodies, pushed): (&Held, &[[u32; 2]], &ForceStore),
+    lo: u32,
+    (force, torque): (&mut [Vector3<f64>], &mut [Vector3<f64>]),
+    sums: &mut [Booked],
+) {
+    use crate::engines::integrator::CHUNK as PER;
+    // The energies of the chunk of particles being booked, kept in registers while
+    // the contacts stay with one chunk (they come by particle `a`): the same
+    // additions in the same order as into `sums`, without a store and a load
+    // between two of them.
+    let (mut chunk, mut acc) = (usize::MAX, [0.0; 4]);
+    held.each(|k| {
+        let [b1, b2] = bodies[k as usize];
+        // Ids below `lo` (and `NONE`, and `ENDING | a`) wrap to values past the
+        // range.
+        let (i1, i2) = (b1.wrapping_sub(lo) as usize, b2.wrapping_sub(lo) as usize);
+        let ia = ((b1 & !ENDING).min(b2)).wrapping_sub(lo) as usize;
+        if ia >= force.len() && i1 >= force.len() && i2 >= force.len() {
+            return;
+        }
+        let (group, lane) = pushed.group(k as usize);
+        let v = |f: usize| group[f * 4 + lane];
+        let v3 = |f: usize| Vector3::new(v(f), v(f + 1), v(f + 2));
+        if ia < force.len() {
+            if ia / PER != chunk {
+                if chunk != usize::MAX {
+                    sums[chunk] = acc;
+                }
+                chunk = ia / PER;
+                acc = sums[chunk];
+            }
+            acc[0] += v(ENERGY);
+            acc[1] += v(ENERGY + 1);
+            acc[2] += v(ENERGY + 2);
+            acc[3] += f64::from(u8::from(b2 != NONE));
+        }
+        let f = v3(FORCE);
+        if i2 < force.len() {
+            force[i2] += f;
+            torque[i2] += v3(TORQUE + 3);
+        }
+        if i1 < force.len() {
+            force[i1] -= f;
+            torque[i1] += v3(TORQUE);
+        }
+    });
+    if chunk != usize::MAX {
+        sums[chunk] = acc;
     }
 }
