@@ -106,6 +106,24 @@ fn top(best: &mut [f64; 2], d: f64) {
     }
 }
 
+/// [`top`] of the squared displacement of each particle of a run, from its position `now`
+/// and its anchor `then` (the first is particle `first`), skipping the `facets` (ids in
+/// order, from the run's first on). Compiled for each CPU level (the same bits).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
+fn run_tops(
+    best: &mut [f64; 2],
+    (now, then): (&[Vector3<f64>], &[Vector3<f64>]),
+    first: usize,
+    facets: &[u32],
+) {
+    let mut facets = facets.iter().peekable();
+    for (i, (x, x0)) in now.iter().zip(then).enumerate() {
+        if facets.next_if_eq(&&((first + i) as u32)).is_none() {
+            top(best, (x - x0).norm_squared());
+        }
+    }
+}
+
 /// A particle whose bounding radius exceeds this many times the median of the bounded
 /// particles' is large: the grid is not sized for it, nor is the skin.
 pub const LARGE_RADIUS_RATIO: f64 = 4.0;
@@ -261,15 +279,9 @@ impl VerletList {
             for k in team.range(chunks, t) {
                 let from = range.start + k * STALE_CHUNK;
                 let r = from..(from + STALE_CHUNK).min(range.end);
-                let first = r.start as u32;
-                let start = facets.partition_point(|&f| f < first);
-                let mut facets = facets[start..].iter().peekable();
-                for (i, (x, x0)) in p.pos[r.clone()].iter().zip(&self.anchor[r]).enumerate() {
-                    let i = first as usize + i;
-                    if facets.next_if_eq(&&(i as u32)).is_none() {
-                        top(&mut best, (x - x0).norm_squared());
-                    }
-                }
+                let start = facets.partition_point(|&f| f < r.start as u32);
+                let (now, then) = (&p.pos[r.clone()], &self.anchor[r.clone()]);
+                run_tops(&mut best, (now, then), r.start, &facets[start..]);
             }
             let mut all = tops.lock().expect("stale tops");
             *all = merge_tops(*all, best);
