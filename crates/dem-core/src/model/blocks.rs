@@ -12,6 +12,7 @@
 //! as one vector), and a chunk's block is one slice, which the parallel passes split off
 //! without further bookkeeping.
 
+use crate::support::team::Parts;
 use dem_api::Onset;
 
 /// Contacts per chunk: per block of the storage, per parallel work item and per batched
@@ -23,6 +24,70 @@ pub(crate) const CHUNK: usize = 512;
 /// Distance between two fields of one contact in a block, in values: [`CHUNK`] and one
 /// cache line.
 pub(crate) const PITCH: usize = CHUNK + 8;
+
+/// The runs of a new order of contacts for [`Fields::permute`]: contact `i` afterwards is
+/// contact `order[i]` before. A run is a stretch of contacts consecutive in both orders
+/// and in one block in both (so that each field of it is one slice of each).
+pub(crate) fn runs(order: &[u32], runs: &mut Vec<(u32, u32, u32)>) {
+    runs.clear();
+    for (to, &from) in order.iter().enumerate() {
+        let to = to as u32;
+        match runs.last_mut() {
+            Some((f, t, len))
+                if *f + *len == from
+                    && !(from as usize).is_multiple_of(CHUNK)
+                    && !(to as usize).is_multiple_of(CHUNK) =>
+            {
+                debug_assert_eq!(*t + *len, to);
+                *len += 1;
+            }
+            _ => runs.push((from, to, 1)),
+        }
+    }
+}
+
+/// The fields of a [`Blocks`] shared among the members of a team: a field of every
+/// contact is a stretch of each block, which no other field touches.
+pub(crate) struct Fields<'a> {
+    values: Parts<'a, f64>,
+    block_len: usize,
+    fields: usize,
+    len: usize,
+}
+
+impl Fields<'_> {
+    /// Fields per contact.
+    pub(crate) fn count(&self) -> usize {
+        self.fields
+    }
+
+    /// Field `f` of every contact put in a new order, given as `runs` of consecutive
+    /// contacts that move together: `(from, to, len)` moves contacts `from..from + len`
+    /// to `to..to + len`, and the runs' targets cover every stored contact once (see
+    /// [`runs`]). Through `column` (room for the field of every contact, kept by the
+    /// caller: new memory costs a page fault per 4 kB, which took longer than the
+    /// copying).
+    ///
+    /// # Safety
+    /// No other call with the same `f` runs at the same time.
+    pub(crate) unsafe fn permute(&self, f: usize, runs: &[(u32, u32, u32)], column: &mut Vec<f64>) {
+        assert!(f < self.fields, "field {f} of {}", self.fields);
+        let at = |b: usize| b * self.block_len + f * PITCH;
+        // SAFETY: the field's stretch of block `b`, which only calls with field `f`
+        // touch (the caller's promise), one stretch in use at a time.
+        let stretch = |b: usize| unsafe { self.values.take(at(b)..at(b) + CHUNK) };
+        column.clear();
+        column.resize(self.len, 0.0);
+        for &(from, to, len) in runs {
+            let (from, to, len) = (from as usize, to as usize, len as usize);
+            let k = from % CHUNK;
+            column[to..to + len].copy_from_slice(&stretch(from / CHUNK)[k..k + len]);
+        }
+        for (b, new) in column.chunks(CHUNK).enumerate() {
+            stretch(b)[..new.len()].copy_from_slice(new);
+        }
+    }
+}
 
 /// Numbers stored `fields` per contact, in blocks of [`CHUNK`] contacts.
 #[derive(Clone, Debug)]
@@ -132,19 +197,21 @@ impl Blocks {
         }
     }
 
-    /// Swaps every field of contacts `i` and `j`.
-    pub(crate) fn swap(&mut self, i: usize, j: usize) {
-        for f in 0..self.fields {
-            let (a, b) = (self.at(i, f), self.at(j, f));
-            self.values.swap(a, b);
-        }
-    }
-
     /// Keeps the first `len` contacts.
     pub(crate) fn truncate(&mut self, len: usize) {
         self.len = self.len.min(len);
         self.values
             .truncate(self.len.div_ceil(CHUNK) * self.block_len());
+    }
+
+    /// The fields, to be permuted by the members of a team, each its own.
+    pub(crate) fn fields_mut(&mut self) -> Fields<'_> {
+        Fields {
+            block_len: self.block_len(),
+            fields: self.fields,
+            len: self.len,
+            values: Parts::new(&mut self.values),
+        }
     }
 
     /// Every block, one after the other ([`Blocks::block_len`] values each).
@@ -252,17 +319,52 @@ impl Blocks {
 mod tests {
     use super::*;
 
+    /// Every field of `b` put in the order of `runs`.
+    fn permute(b: &mut Blocks, runs: &[(u32, u32, u32)]) {
+        let fields = b.fields_mut();
+        for f in 0..fields.count() {
+            // SAFETY: one field at a time.
+            unsafe { fields.permute(f, runs, &mut Vec::new()) };
+        }
+    }
+
     #[test]
-    fn fields_survive_swaps_copies_and_truncation_across_blocks() {
+    fn fields_survive_permutations_copies_and_truncation_across_blocks() {
         let mut b = Blocks::new(3);
         let n = 2 * CHUNK + 7;
         for i in 0..n {
             b.push_zero();
             b.write(i, &[i as f64, -(i as f64), 0.5 * i as f64]);
         }
-        b.swap(3, CHUNK + 5);
-        assert_eq!(b.get(3, 1), -((CHUNK + 5) as f64));
-        assert_eq!(b.get(CHUNK + 5, 2), 1.5);
+        // Reversed, with 3 and CHUNK + 5 traded: contacts cross blocks both ways.
+        let mut order: Vec<u32> = (0..n as u32).rev().collect();
+        order.swap(3, CHUNK + 5);
+        // And runs: blocks 0 and 1 traded whole (a run of CHUNK cut at no block's end).
+        let mut order2: Vec<u32> = (CHUNK as u32..2 * CHUNK as u32)
+            .chain(0..CHUNK as u32)
+            .collect();
+        order2.extend(2 * CHUNK as u32..n as u32);
+        let mut moves2 = Vec::new();
+        runs(&order2, &mut moves2);
+        assert_eq!(moves2.len(), 3, "{moves2:?}");
+        let mut c = b.clone();
+        permute(&mut c, &moves2);
+        assert!((0..n).all(|i| c.get(i, 0) == order2[i] as f64));
+        let mut moves = Vec::new();
+        runs(&order, &mut moves);
+        permute(&mut b, &moves);
+        for (i, &k) in order.iter().enumerate() {
+            let k = k as f64;
+            assert_eq!([0, 1, 2].map(|f| b.get(i, f)), [k, -k, 0.5 * k]);
+        }
+        // The inverse order puts every contact back.
+        let mut inverse = vec![0; n];
+        for (i, &k) in order.iter().enumerate() {
+            inverse[k as usize] = i as u32;
+        }
+        runs(&inverse, &mut moves);
+        permute(&mut b, &moves);
+        assert!((0..n).all(|i| b.get(i, 1) == -(i as f64)));
         b.copy(n - 1, 0);
         let mut out = [0.0; 3];
         b.read(0, &mut out);

@@ -130,17 +130,32 @@ impl ForceStore {
         }
     }
 
-    /// Swaps the values of contacts `i` and `j`.
-    pub(crate) fn swap(&mut self, i: usize, j: usize) {
-        for f in 0..FORCES {
-            self.values.swap(index(i, f), index(j, f));
-        }
-    }
-
     /// Keeps the first `len` contacts.
     pub(crate) fn truncate(&mut self, len: usize) {
         self.len = self.len.min(len);
         self.values.truncate(self.len.div_ceil(4) * GROUP);
+    }
+
+    /// Sets every contact's values to zero (as pushed by a contact that pushed nothing).
+    pub(crate) fn zero(&mut self) {
+        self.values.fill(0.0);
+    }
+
+    /// Puts the contacts in a new order, given as runs (as
+    /// [`crate::model::blocks::Fields::permute`]), one field at a time through `column`.
+    pub(crate) fn permute(&mut self, runs: &[(u32, u32, u32)], column: &mut Vec<f64>) {
+        column.clear();
+        column.resize(self.len, 0.0);
+        for f in 0..FORCES {
+            for &(from, to, len) in runs {
+                for j in 0..len as usize {
+                    column[to as usize + j] = self.values[index(from as usize + j, f)];
+                }
+            }
+            for (k, &v) in column.iter().enumerate() {
+                self.values[index(k, f)] = v;
+            }
+        }
     }
 
     /// The values of each chunk of [`CHUNK`] contacts, to be split among workers.
@@ -179,9 +194,6 @@ mod tests {
         }
         assert_eq!(s.load(6).values(), v(6));
         assert_eq!(s.get(9, FORCE + 1), v(9)[FORCE + 1]);
-        s.swap(1, 9);
-        assert_eq!(s.load(1).values(), v(9));
-        assert_eq!(s.load(9).values(), v(1));
         s.copy(10, 2);
         assert_eq!(s.load(2).values(), v(10));
         s.truncate(8);
@@ -190,6 +202,15 @@ mod tests {
         assert_eq!(s.load(7).values(), v(7));
         let (g, lane) = s.group(5);
         assert_eq!((g[ENERGY * 4 + lane], lane), (v(5)[ENERGY], 1));
+        // Contacts 0-1 and 2-8 traded places (two runs).
+        s.permute(&[(2, 0, 7), (0, 7, 2)], &mut Vec::new());
+        assert_eq!(s.load(0).values(), v(10));
+        assert_eq!(s.load(1).values(), v(3));
+        assert_eq!(s.load(6), Forces::default());
+        assert_eq!(s.load(7).values(), v(0));
+        assert_eq!(s.load(8).values(), v(1));
+        s.zero();
+        assert!((0..9).all(|i| s.load(i) == Forces::default()));
     }
 
     #[test]

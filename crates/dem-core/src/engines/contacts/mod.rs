@@ -18,7 +18,8 @@
 //! A term's forces and energies count times the weight its functor reports with the
 //! geometry. When the broad phase rebuilds, each contact is re-mapped by key to its new
 //! slot and the list is put in slot order (that is, particle order), so that the law pass
-//! reads the particles nearly in storage order.
+//! reads the particles nearly in storage order; between rebuilds it is put back in order
+//! when it has drifted (see [`order`]).
 //!
 //! Lifecycle with hysteresis (reference 001): a contact is created when the functor
 //! reports a gap below the law's interaction distance `D`, and kept while the gap stays
@@ -48,6 +49,7 @@ mod geometry;
 mod global;
 mod handover;
 mod held;
+mod order;
 mod pair_cache;
 mod pass;
 mod rebuild;
@@ -119,6 +121,8 @@ pub struct Contacts {
     detect_buffers: detect::Buffers,
     /// Buffers of the geometry and law passes, kept from step to step.
     step_buffers: batch::Buffers,
+    /// Buffers of the sort of the list into slot order.
+    reorder: order::Reorder,
 }
 
 impl Contacts {
@@ -335,6 +339,19 @@ impl Contacts {
         blocks::set_onset(block, at, onset);
         self.state.push_zero();
         self.forces.push_zero();
+    }
+
+    /// Puts the list in slot order (see [`order`]), carrying the forces of the last step
+    /// along with `forces`, with the members of `team`.
+    fn sort_by_slot(&mut self, forces: bool, team: Option<&crate::support::team::Team>) {
+        let stores = order::Stores {
+            list: &mut self.list,
+            held: &mut self.held,
+            hot: &mut self.hot,
+            state: &mut self.state,
+            forces: &mut self.forces,
+        };
+        self.reorder.sort(stores, forces, team);
     }
 
     /// Removes the contacts that ended in the last step: each is replaced by the last

@@ -4,7 +4,7 @@
 //! lifecycle, L6Geom and law of each.
 
 use super::context::StepContext;
-use super::{detect, geometry, handover, sparsify, step, Contacts};
+use super::{detect, geometry, handover, order, sparsify, step, Contacts};
 use crate::engines::l6geom::{BodyKin, L6State};
 use crate::model::particles::Particles;
 use crate::support::error::DemError;
@@ -26,6 +26,10 @@ impl Contacts {
     pub fn process(&mut self, cx: &StepContext<'_>) -> Result<[f64; 2], DemError> {
         let mut clock = std::time::Instant::now();
         self.retire();
+        if order::Reorder::due(cx.step, &self.list) {
+            // The pass writes every contact's forces before anything reads them.
+            self.sort_by_slot(false, Some(cx.team));
+        }
         // Without meshes nothing between here and the law pass needs the geometry of the
         // live contacts: the law pass computes it chunk by chunk, while the chunk's
         // contacts are in cache. The hand-over of mesh contacts needs it first; with

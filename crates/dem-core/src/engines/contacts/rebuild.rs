@@ -129,7 +129,7 @@ impl Contacts {
         self.has_facets = any(|s| matches!(s, Shape::Facet(_)));
         self.geometry_first = self.has_facets || any(Shape::aspherical);
         self.slots = slots;
-        self.sort_by_slot();
+        self.sort_by_slot(true, None);
         self.chunks = groups
             .into_iter()
             .flat_map(|g| {
@@ -182,40 +182,6 @@ impl Contacts {
                 (c.a, c.b) = (a, b);
             } else {
                 (c.a, c.b, c.swap) = (b, a, !c.swap);
-            }
-        }
-    }
-
-    /// Puts the contacts (and their law state) in the order of their slots, that is of
-    /// their particles: the law pass then reads the particles nearly in storage order
-    /// instead of in the order the contacts happened to begin, which at N = 100,000 cost
-    /// a cache miss per particle array and contact. In place (no second copy of the
-    /// contacts), by following the cycles of the permutation; ended contacts, without a
-    /// slot, go last.
-    fn sort_by_slot(&mut self) {
-        let n = self.list.len();
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_unstable_by_key(|&k| (self.list[k as usize].slot, k));
-        // Position i receives the contact at `order[i]`.
-        let mut placed = vec![false; n];
-        for start in 0..n {
-            let mut i = start;
-            while !placed[i] {
-                placed[i] = true;
-                let j = order[i] as usize;
-                if j == start {
-                    break;
-                }
-                self.list.swap(i, j);
-                self.hot.swap(i, j);
-                self.state.swap(i, j);
-                self.forces.swap(i, j);
-                i = j;
-            }
-        }
-        for (k, c) in self.list.iter().enumerate() {
-            if (c.slot as usize) < self.slots.len() {
-                self.held.set(c.slot as usize, k as u32);
             }
         }
     }
