@@ -76,7 +76,7 @@ impl Fields<'_> {
         // SAFETY: the field's stretch of block `b`, which only calls with field `f`
         // touch (the caller's promise), one stretch in use at a time.
         let stretch = |b: usize| unsafe { self.values.take(at(b)..at(b) + CHUNK) };
-        column.clear();
+        // Not cleared: the runs write every place of the column.
         column.resize(self.len, 0.0);
         for &(from, to, len) in runs {
             let (from, to, len) = (from as usize, to as usize, len as usize);
@@ -261,12 +261,11 @@ pub(crate) const PHI_DOT: usize = 21;
 pub(crate) const LENS: usize = 24;
 /// Field of the hot block: the area.
 pub(crate) const AREA: usize = 26;
-/// Field of the hot block: the frame's cached quaternion `[w, i, j, k]`, 4 fields.
-pub(crate) const QUAT: usize = 27;
-/// Field of the hot block: onset time and normal velocity, 2 fields.
-pub(crate) const ONSET: usize = 31;
+/// Field of the hot block: onset time and normal velocity, 2 fields. (The frame's
+/// quaternion is not stored: the update extracts it from the frame, the same bits.)
+pub(crate) const ONSET: usize = 27;
 /// Fields of the hot block.
-pub(crate) const HOT: usize = 33;
+pub(crate) const HOT: usize = 29;
 
 /// A hot block cut to its length, so that an index below `HOT * PITCH` needs no other
 /// test.

@@ -144,7 +144,7 @@ impl ForceStore {
     /// Puts the contacts in a new order, given as runs (as
     /// [`crate::model::blocks::Fields::permute`]), one field at a time through `column`.
     pub(crate) fn permute(&mut self, runs: &[(u32, u32, u32)], column: &mut Vec<f64>) {
-        column.clear();
+        // Not cleared: the runs write every place of the column.
         column.resize(self.len, 0.0);
         for f in 0..FORCES {
             for &(from, to, len) in runs {

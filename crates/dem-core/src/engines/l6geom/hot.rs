@@ -2,9 +2,7 @@
 //! read one contact's out, write one contact's in.
 
 use crate::engines::l6geom::L6State;
-use crate::model::blocks::{
-    AREA, CHUNK, FRAME, HOT, LENS, PHI, PHI_DOT, PITCH, POINT, QUAT, U, U_DOT,
-};
+use crate::model::blocks::{AREA, CHUNK, FRAME, HOT, LENS, PHI, PHI_DOT, PITCH, POINT, U, U_DOT};
 use dem_api::{L6Geom, Mat3, Vec3};
 use nalgebra::{Matrix3, Vector3};
 
@@ -16,7 +14,7 @@ pub(crate) fn load(block: &[f64], k: usize) -> L6State {
     assert!(k < CHUNK);
     let v = |f: usize| block[f * PITCH + k];
     let v3 = |f: usize| Vector3::new(v(f), v(f + 1), v(f + 2));
-    let mut l6 = L6State {
+    L6State {
         frame: Matrix3::new(
             v(FRAME),
             v(FRAME + 1),
@@ -36,9 +34,7 @@ pub(crate) fn load(block: &[f64], k: usize) -> L6State {
         lens: [v(LENS), v(LENS + 1)],
         area: v(AREA),
         ..L6State::default()
-    };
-    l6.set_cached_quaternion([v(QUAT), v(QUAT + 1), v(QUAT + 2), v(QUAT + 3)]);
-    l6
+    }
 }
 
 /// Reads the tracked geometry of contact `k` of a hot block straight into the record a
@@ -87,23 +83,18 @@ pub(crate) fn store(block: &mut [f64], k: usize, l6: &L6State) {
     set(LENS, l6.lens[0]);
     set(LENS + 1, l6.lens[1]);
     set(AREA, l6.area);
-    // The quaternion is always known in a block (extracted from the frame for a contact
-    // read from a checkpoint), so that the L6Geom update never tests for it.
-    for (q, x) in l6.frame_quaternion().into_iter().enumerate() {
-        set(QUAT + q, x);
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::blocks::{index, onset, set_onset};
+    use crate::model::blocks::{onset, set_onset};
     use dem_api::Onset;
 
     #[test]
     fn l6_state_round_trips_through_a_hot_block() {
         let n = Vector3::new(0.3, -0.4, 0.866_025_403_784_438_6).normalize();
-        let mut l6 = L6State {
+        let l6 = L6State {
             frame: crate::engines::l6geom::initial_frame(&n),
             point: Vector3::new(1.0, 2.0, 3.0),
             u: Vector3::new(-1e-4, 2e-6, 3e-6),
@@ -114,7 +105,6 @@ mod tests {
             area: 1e-6,
             ..L6State::default()
         };
-        l6.set_cached_quaternion([0.5, 0.5, 0.5, 0.5]);
         let mut block = vec![0.0; HOT * PITCH];
         store(&mut block, 17, &l6);
         set_onset(
@@ -127,7 +117,8 @@ mod tests {
         );
         let back = load(&block, 17);
         assert_eq!(back, l6);
-        assert_eq!(back.frame_quaternion(), [0.5; 4]);
+        // The quaternion is not stored: the one extracted from the frame, both sides.
+        assert_eq!(back.frame_quaternion(), l6.frame_quaternion());
         assert_eq!(
             onset(&block, 17),
             Onset {
@@ -156,21 +147,5 @@ mod tests {
         load_api(&block, 5, &mut direct);
         load(&block, 5).write_api(&mut via);
         assert_eq!(direct, via);
-    }
-
-    #[test]
-    fn a_stored_contact_has_its_frame_quaternion() {
-        // A contact read from a checkpoint does not know its quaternion: the block gets
-        // the one extracted from the frame.
-        let n = Vector3::new(-0.6, 0.0, 0.8);
-        let l6 = L6State {
-            frame: crate::engines::l6geom::initial_frame(&n),
-            ..L6State::default()
-        };
-        let mut block = vec![0.0; HOT * PITCH];
-        store(&mut block, 3, &l6);
-        let q: Vec<f64> = (0..4).map(|i| block[index(QUAT + i, 3)]).collect();
-        assert_eq!(q, l6.frame_quaternion());
-        assert!(q.iter().any(|&x| x != 0.0));
     }
 }

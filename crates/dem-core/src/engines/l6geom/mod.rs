@@ -184,12 +184,6 @@ impl L6State {
         }
     }
 
-    /// Sets the cached quaternion of `frame` (`[w, i, j, k]`, or zero for unknown): only
-    /// with a value [`L6State::frame_quaternion`] gave for this frame.
-    pub(crate) fn set_cached_quaternion(&mut self, q: [f64; 4]) {
-        self.frame_quat = q;
-    }
-
     /// The unit quaternion `[w, i, j, k]` of `frame` (cached, or extracted).
     pub(crate) fn frame_quaternion(&self) -> [f64; 4] {
         if self.frame_quat == [0.0; 4] {

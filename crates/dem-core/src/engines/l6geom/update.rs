@@ -6,7 +6,7 @@
 //! rotation, the branch vector of a wall) are selections per lane.
 
 use super::options::L6Options;
-use crate::model::blocks::{self as hot, FRAME, PHI, PHI_DOT, POINT, QUAT, U, U_DOT};
+use crate::model::blocks::{self as hot, FRAME, PHI, PHI_DOT, POINT, U, U_DOT};
 use crate::model::particles::Particles;
 use dem_api::lane::{F64x4, Lane};
 use dem_api::sdk::prefetch;
@@ -386,7 +386,7 @@ pub(crate) const GATHERED: usize = 28;
 
 /// Updates the L6Geom of contacts `ks` of a hot block (see [`crate::engines::contacts`]), four at a
 /// time, each with the functor's geometry `raw[k]` and its bodies `bodies[k]` (body 1,
-/// body 2). Every contact's cached frame quaternion must be set (non-zero). `cols` is
+/// body 2). `cols` is
 /// room for [`GATHERED`] columns of [`hot::PITCH`] values. `state` is the chunk's state
 /// block (the law reads it next), whose lines are asked for with the hot block's, a few
 /// contacts ahead of the update: on a bed larger than the cache both are misses. (With
@@ -508,7 +508,8 @@ const BLOCK_AHEAD: usize = 32;
 #[inline(always)]
 fn ahead(block: &[f64], state: &[f64], k: usize) {
     let base = block.as_ptr();
-    for f in 0..hot::HOT {
+    // Not the onset's fields: the update does not read them.
+    for f in 0..hot::ONSET {
         prefetch(base.wrapping_add(hot::index(f, k)));
     }
     let base = state.as_ptr();
@@ -554,18 +555,14 @@ fn update_group<const RUN: bool>(
     opt: &L6Options,
 ) {
     let b = &*block;
+    let frame = [
+        load3::<RUN>(b, FRAME, k),
+        load3::<RUN>(b, FRAME + 3, k),
+        load3::<RUN>(b, FRAME + 6, k),
+    ];
     let prev = Prev {
-        frame: [
-            load3::<RUN>(b, FRAME, k),
-            load3::<RUN>(b, FRAME + 3, k),
-            load3::<RUN>(b, FRAME + 6, k),
-        ],
-        quat: [
-            load::<RUN>(b, QUAT, k),
-            load::<RUN>(b, QUAT + 1, k),
-            load::<RUN>(b, QUAT + 2, k),
-            load::<RUN>(b, QUAT + 3, k),
-        ],
+        frame,
+        quat: quaternion(&frame),
         point: load3::<RUN>(b, POINT, k),
         u: load3::<RUN>(b, U, k),
         phi: load3::<RUN>(b, PHI, k),
@@ -581,9 +578,6 @@ fn update_group<const RUN: bool>(
     let next = step(&prev, &now, &b1, &b2, dt, opt);
     for (r, row) in next.frame.iter().enumerate() {
         store3::<RUN>(block, FRAME + 3 * r, k, row);
-    }
-    for (q, v) in next.quat.into_iter().enumerate() {
-        store::<RUN>(block, QUAT + q, k, v);
     }
     store3::<RUN>(block, POINT, k, &next.point);
     store3::<RUN>(block, U, k, &next.u);

@@ -148,9 +148,6 @@ fn put_prev(block: &mut [f64], k: usize, p: &Prev<f64>) {
         set(FRAME + 3 * r + 1, row.y);
         set(FRAME + 3 * r + 2, row.z);
     }
-    for (q, &x) in p.quat.iter().enumerate() {
-        set(QUAT + q, x);
-    }
     for (f, w) in [(POINT, p.point), (U, p.u), (PHI, p.phi)] {
         set(f, w.x);
         set(f + 1, w.y);
@@ -162,7 +159,9 @@ fn put_prev(block: &mut [f64], k: usize, p: &Prev<f64>) {
 fn block_bits(block: &[f64], k: usize) -> Vec<u64> {
     let get = |f: usize| block[hot::index(f, k)];
     let mut out: Vec<f64> = (0..9).map(|i| get(FRAME + i)).collect();
-    out.extend((0..4).map(|q| get(QUAT + q)));
+    // The quaternion is not stored: the one the next update will extract.
+    let row = |r: usize| V3::new(out[3 * r], out[3 * r + 1], out[3 * r + 2]);
+    out.extend(quaternion(&[row(0), row(1), row(2)]));
     for f in [POINT, U, PHI, U_DOT, PHI_DOT] {
         out.extend([get(f), get(f + 1), get(f + 2)]);
     }
