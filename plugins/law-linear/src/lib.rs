@@ -393,15 +393,23 @@ impl LaneLaw for LinearElPl {
         let rate_t = [g.u_dot[1], g.u_dot[2]];
         let limit = c.mu * f_n.max(zero);
         let t = SpringSlider::<2>::step(kt, rate_t, dt, limit, &mut state[T0..D0]);
-        // The tangential dashpot of the contacts with one; the others keep its slots.
-        let damped = eta_t.gt(zero);
-        let kept = [state[D0], state[D0 + 1]];
-        let (f_d, d_damping) = Dashpot::<2>::step(&t, eta_t, rate_t, dt, limit, &mut state[D0..R0]);
-        for (s, k) in state[D0..R0].iter_mut().zip(kept) {
-            *s = V::select(damped, *s, k);
-        }
-        let f_t = [0, 1].map(|i| V::select(damped, f_d[i], t.force[i]));
-        let t_damping = V::select(damped, d_damping, zero);
+        // The tangential dashpot of the contacts with one; the others keep its slots
+        // (without `gamma_t`, no contact has one: its slots are out of use).
+        let (f_t, t_damping) = if self.p.gamma_t.is_some() {
+            let damped = eta_t.gt(zero);
+            let kept = [state[D0], state[D0 + 1]];
+            let (f_d, d_damping) =
+                Dashpot::<2>::step(&t, eta_t, rate_t, dt, limit, &mut state[D0..R0]);
+            for (s, k) in state[D0..R0].iter_mut().zip(kept) {
+                *s = V::select(damped, *s, k);
+            }
+            (
+                [0, 1].map(|i| V::select(damped, f_d[i], t.force[i])),
+                V::select(damped, d_damping, zero),
+            )
+        } else {
+            (t.force, zero)
+        };
         let k_rot = c.kn * area_k;
         let roll = self.p.rolling.step(
             [g.phi_dot[1], g.phi_dot[2]],
@@ -428,6 +436,27 @@ impl LaneLaw for LinearElPl {
             friction: t.dissipated + roll.dissipated + twist.dissipated,
             damping: damping + t_damping,
         }
+    }
+
+    /// The normal force's and the tangential spring's slots, and those of the parts the
+    /// parameters switch on.
+    fn state_in_use(&self) -> u64 {
+        let slots = |from: usize, to: usize| ((1u64 << (to - from)) - 1) << from;
+        let p = &self.p;
+        let mut used = slots(N0, V0) | slots(T0, D0);
+        if p.restitution.is_some() && p.damping_from == DampingFrom::Collision {
+            used |= slots(V0, T0);
+        }
+        if p.gamma_t.is_some() {
+            used |= slots(D0, R0);
+        }
+        if !matches!(p.rolling, Resistance::Off) {
+            used |= slots(R0, W0);
+        }
+        if !matches!(p.twisting, Resistance::Off) {
+            used |= slots(W0, END);
+        }
+        used
     }
 }
 

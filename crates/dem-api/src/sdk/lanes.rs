@@ -94,6 +94,26 @@ pub trait LaneLaw: Law {
     /// compiler leaves out of line is compiled for the baseline only, which costs the
     /// vector width and a call per lane of contacts.
     fn law_lanes<V: Lane>(&self, input: &LaneInput<V>, c: &[V], state: &mut [V]) -> LaneOutput<V>;
+
+    /// The state slots [`LaneLaw::law_lanes`] reads or writes with this law's parameters:
+    /// bit `j` for slot `j` of `state` (after the constants). The SDK's loop over columns
+    /// loads and stores only these: a slot outside the mask keeps its value, and
+    /// `law_lanes` must neither read nor change it ([`lanes_agree`] checks both). Slots
+    /// beyond the first 64 are always in use.
+    ///
+    /// The default, every slot, is always right. A law whose options switch parts off
+    /// (rolling resistance, a tangential dashpot) saves their memory traffic by leaving
+    /// their slots out: on a bed of a hundred thousand contacts that traffic is what the
+    /// step waits on.
+    fn state_in_use(&self) -> u64 {
+        u64::MAX
+    }
+}
+
+/// Is state slot `j` (after the constants) in the mask of [`LaneLaw::state_in_use`]?
+#[inline(always)]
+fn in_use(mask: u64, j: usize) -> bool {
+    j >= 64 || mask >> j & 1 == 1
 }
 
 /// Most slots (constants and state) a law may have to run four contacts at a time; a law
@@ -180,16 +200,18 @@ fn lanes_of<L: LaneLaw>(
     if state.item_stride == 1 && len >= 4 {
         let n = L::Constants::LEN + L::STATE_LEN;
         let stride = state.slot_stride as usize;
-        let mut columns: [&mut [f64]; MAX_SLOTS] = std::array::from_fn(|_| &mut [][..]);
-        for (c, column) in columns[..n]
-            .iter_mut()
-            .zip(state.values.chunks_mut(stride.max(1)))
-        {
-            *c = &mut column[..len];
-        }
+        // One test for every slot of every contact of the batch (the view checked the
+        // layout, `StateColumns::fits`): a test per column and lane cost 20 of the loop's
+        // 110 instructions per contact.
+        assert!(n == 0 || (n - 1) * stride + len <= state.values.len());
+        let slots = SlotColumns {
+            base: state.values.as_mut_ptr(),
+            stride,
+            used: law.state_in_use(),
+        };
         while first + 4 <= len {
             current.set(first);
-            lane_of_columns(law, view, &mut columns, &mut out, first);
+            lane_of_columns(law, view, &slots, &mut out, first);
             first += 4;
         }
     }
@@ -272,13 +294,40 @@ fn lane_input<const WHOLE: bool>(view: &LawView<'_>, at: &[usize; 4]) -> LaneInp
     }
 }
 
-/// One lane of [`lanes_of`] of four consecutive contacts from `first`, their state slots
-/// in `columns` (one per slot, cut to the batch).
+/// The slots of a batch in columns, as [`lanes_of`] reads them: slot `j` of contact `i`
+/// at `base + j stride + i`, every one of the batch inside the slice `base` points into
+/// (tested once, in [`lanes_of`]).
+struct SlotColumns {
+    base: *mut f64,
+    stride: usize,
+    /// [`LaneLaw::state_in_use`].
+    used: u64,
+}
+
+impl SlotColumns {
+    /// Slot `j` of the four contacts from `first`.
+    #[inline(always)]
+    fn load(&self, j: usize, first: usize) -> F64x4 {
+        // SAFETY: a slot of a contact of the batch (the caller's `first + 4 <= len`), inside
+        // the values (tested in `lanes_of`), read while no reference to them is held.
+        F64x4(unsafe { std::ptr::read_unaligned(self.base.add(j * self.stride + first).cast()) })
+    }
+
+    /// Writes slot `j` of the four contacts from `first`.
+    #[inline(always)]
+    fn store(&self, j: usize, first: usize, v: F64x4) {
+        // SAFETY: as in `load`.
+        unsafe { std::ptr::write_unaligned(self.base.add(j * self.stride + first).cast(), v.0) }
+    }
+}
+
+/// One lane of [`lanes_of`] of four consecutive contacts from `first`, their slots in
+/// `columns`: the constants and the state slots in use.
 #[inline(always)]
 fn lane_of_columns<L: LaneLaw>(
     law: &L,
     view: &LawView<'_>,
-    columns: &mut [&mut [f64]; MAX_SLOTS],
+    columns: &SlotColumns,
     out: &mut Outs<'_>,
     first: usize,
 ) {
@@ -287,13 +336,17 @@ fn lane_of_columns<L: LaneLaw>(
     let at = [first, first + 1, first + 2, first + 3];
     let input = lane_input::<true>(view, &at);
     let mut slots = [F64x4::default(); MAX_SLOTS];
-    for (s, c) in slots[..n].iter_mut().zip(columns.iter()) {
-        *s = F64x4::load(c, first);
+    for (j, s) in slots[..n].iter_mut().enumerate() {
+        if j < k || in_use(columns.used, j - k) {
+            *s = columns.load(j, first);
+        }
     }
     let (consts, own) = slots[..n].split_at_mut(k);
     let o = law.law_lanes(&input, consts, own);
-    for (s, c) in own.iter().zip(columns[k..n].iter_mut()) {
-        s.store(c, first);
+    for (j, s) in own.iter().enumerate() {
+        if in_use(columns.used, j) {
+            columns.store(k + j, first, *s);
+        }
     }
     for (c, v) in out.iter_mut().zip(o.values()) {
         put::<true>(c, &at, v);
@@ -333,7 +386,9 @@ fn lane_of<L: LaneLaw>(
 /// For a law's tests: runs four contacts through `steps` (one `LawInput` per contact and
 /// step; constants from the first) both ways, one contact at a time through [`Law::law`]
 /// and four at a time through [`LaneLaw::law_lanes`] with [`F64x4`], and fails unless the
-/// outputs and the state are bitwise the same at every step.
+/// outputs and the state slots in use are bitwise the same at every step. The slots out of
+/// use ([`LaneLaw::state_in_use`]) hold NaN on the four-contact side: it fails too if one
+/// of them is written, or read into an output.
 pub fn lanes_agree<L: LaneLaw>(law: &L, steps: &[[LawInput; 4]]) -> Result<(), String> {
     let (k, n) = (L::Constants::LEN, L::STATE_LEN);
     let Some(first) = steps.first() else {
@@ -369,7 +424,24 @@ pub fn lanes_agree<L: LaneLaw>(law: &L, steps: &[[LawInput; 4]]) -> Result<(), S
             new: M64x4::from_fn(|j| inputs[j].is_new != 0),
             last: M64x4::from_fn(|j| inputs[j].is_last != 0),
         };
+        // Slots out of use hold NaN here (`alone` keeps its values): a law that read one
+        // would differ below, and one that wrote one is caught here.
+        let used = law.state_in_use();
+        let out_of_use = |i: usize| !in_use(used, i);
+        let poison = F64x4::splat(f64::NAN);
+        for (_, t) in together
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| out_of_use(*i))
+        {
+            *t = poison;
+        }
         let o = law.law_lanes(&g, &c, &mut together);
+        for (i, t) in together.iter().enumerate().filter(|(i, _)| out_of_use(*i)) {
+            if t.0.map(f64::to_bits) != poison.0.map(f64::to_bits) {
+                return Err(format!("step {s}: state slot {i}, out of use, was written"));
+            }
+        }
         for (j, a) in outs.iter().enumerate() {
             let lanes = o.values().map(|x| x.lane(j).to_bits());
             let one = [
@@ -380,7 +452,7 @@ pub fn lanes_agree<L: LaneLaw>(law: &L, steps: &[[LawInput; 4]]) -> Result<(), S
             if lanes != one {
                 return Err(format!("step {s}, contact {j}: {o:?} against {a:?}"));
             }
-            for (i, t) in together.iter().enumerate() {
+            for (i, t) in together.iter().enumerate().filter(|(i, _)| !out_of_use(*i)) {
                 if t.lane(j).to_bits() != alone[j][i].to_bits() {
                     return Err(format!("step {s}, contact {j}: state slot {i} differs"));
                 }
