@@ -25,7 +25,8 @@ impl Contacts {
     /// L6Geom and law of each. Returns the wall time of the geometry and law parts, s.
     pub fn process(&mut self, cx: &StepContext<'_>) -> Result<[f64; 2], DemError> {
         let mut clock = std::time::Instant::now();
-        self.retire();
+        // The pass writes every contact's forces before anything reads them.
+        self.retire(false, Some(cx.team));
         if order::Reorder::due(cx.step, &self.list) {
             // The pass writes every contact's forces before anything reads them.
             self.sort_by_slot(false, Some(cx.team));

@@ -155,7 +155,7 @@ impl Contacts {
             }
         }
         self.ended_known = false;
-        self.retire();
+        self.retire(true, None);
         elastic
     }
 
