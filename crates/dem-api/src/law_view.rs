@@ -17,7 +17,7 @@ pub struct LawView<'a> {
     pub(crate) len: usize,
     /// Time step, s.
     pub(crate) dt: f64,
-    /// Rows of the frame, each as three columns `[x, y, z]` (see [`L6Columns::frame`]).
+    /// Rows of the frame, each as three columns `[x, y, z]` (see [`crate::L6Columns::frame`]).
     pub(crate) frame: [[&'a [f64]; 3]; 3],
     /// Contact point, m.
     pub(crate) point: [&'a [f64]; 3],

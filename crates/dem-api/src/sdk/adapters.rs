@@ -211,7 +211,7 @@ where
 }
 
 /// How many pairs ahead the geometry loop asks for their bodies (see
-/// [`super::prefetch`]).
+/// [`super::prefetch`](mod@super::prefetch)).
 const AHEAD: usize = 8;
 
 /// Asks for what the functor `G` reads of the bodies of pair `i`, if there is one: their
@@ -426,7 +426,7 @@ pub fn geometry_info<G: Geometry>() -> FunctorInfo {
 }
 
 /// The names of a law's state slots as the solver stores them: its constants' names
-/// ([`Slots::NAMES`](super::Slots::NAMES)), then its own ([`Law::STATE_NAMES`]); a
+/// ([`Slots::NAMES`]), then its own ([`Law::STATE_NAMES`]); a
 /// missing name reads `constant_<j>` or `state_<j>`.
 pub fn slot_names<L: Law>() -> Vec<String> {
     let named = |names: &[&str], len: usize, what: &str| -> Vec<String> {

@@ -22,7 +22,7 @@ impl Slots for () {
     fn store(&self, _: &mut [f64]) {}
 }
 
-/// Declares a struct of `f64` fields that implements [`Slots`](crate::sdk::Slots):
+/// Declares a struct of `f64` fields that implements [`Slots`]:
 ///
 /// ```
 /// dem_api::slots! {

@@ -362,8 +362,9 @@ impl Contacts {
     /// still hold. What the contacts pushed moves with them when `forces` (else it is left
     /// for a caller about to compute it anew for every contact: 18 values a contact less
     /// to move). The members of `team` share the fields of the L6Geom and state: a move
-    /// touches a line of memory per field, 48 of them (on one thread, 2 % of the dense
-    /// bed's time at N = 100,000, the other member waiting).
+    /// touches a line of memory per field, 48 of them. (Done by one member while the other
+    /// waited, this was 1.7 % of a 2-thread run's samples on the dense bed at
+    /// N = 100,000.)
     fn retire(&mut self, forces: bool, team: Option<&crate::support::team::Team>) {
         let len = self.list.len();
         let chunks = len.div_ceil(CHUNK);

@@ -386,8 +386,8 @@ pub(crate) const GATHERED: usize = 28;
 
 /// Updates the L6Geom of contacts `ks` of a hot block (see [`crate::engines::contacts`]), four at a
 /// time, each with the functor's geometry `raw[k]` and its bodies `bodies[k]` (body 1,
-/// body 2). `cols` is
-/// room for [`GATHERED`] columns of [`hot::PITCH`] values. `state` is the chunk's state
+/// body 2). `cols` is room for [`GATHERED`] columns of [`hot::PITCH`] values. The frame's
+/// quaternion is extracted from the frame. `state` is the chunk's state
 /// block (the law reads it next), whose lines are asked for with the hot block's, a few
 /// contacts ahead of the update: on a bed larger than the cache both are misses. (With
 /// the forces' lines that local-to-global asks for, this took 8 to 10 % off the whole
